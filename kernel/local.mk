@@ -1,0 +1,1 @@
+# kernel: sources and tests of this module

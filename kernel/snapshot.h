@@ -1,0 +1,120 @@
+/* snapshot: "the snapshot device", the kernel's half of a userland hibernation.
+ *
+ * One small ops table with two implementations: the real one on /dev/snapshot
+ * (kernel/snapshot_dev.c, the exact uswsusp ioctls) and the simulated kernel
+ * (kernel/sim_kernel.c) used by tests and the demo. The engine only ever talks
+ * to a struct dmo_snapshot; it cannot tell the two apart except through
+ * dmo_snapshot_is_simulated() for messages.
+ *
+ * Contract:
+ * - Every call returns 0 (or a byte count where stated) or a negative errno.
+ * - The image stream is the kernel's business: callers move pages, they never
+ *   interpret them beyond their count.
+ * - After create_image() returned in_suspend == 1, implementations do no
+ *   allocation and no file I/O except on the swap device.
+ * - The real implementation is never opened by the tests outside the VM.
+ */
+#ifndef DMO_KERNEL_SNAPSHOT_H
+#define DMO_KERNEL_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum dmo_snapshot_mode {
+        DMO_SNAPSHOT_HIBERNATE, /* O_RDONLY: take an image and read it out */
+        DMO_SNAPSHOT_RESUME,    /* O_WRONLY: write an image back and restore it */
+};
+
+/* Where the kernel is told the image goes (SNAPSHOT_SET_SWAP_AREA). */
+struct dmo_swap_target {
+        const char *path;      /* the block device (or, simulated, the file) */
+        dev_t dev;             /* its device number; 0 for a plain file (simulated only) */
+        uint64_t header_page;  /* swap header offset in pages (resume_offset); 0 on a partition */
+};
+
+/* What the running kernel is; recorded in the image, compared at resume. */
+struct dmo_kernel_identity {
+        char sysname[65];
+        char release[65];
+        char version[65];
+        char machine[65];
+        uint32_t page_size;
+};
+
+/* Phase boundaries the engine announces; the simulated kernel can "lose
+ * power" at any of them to test crash safety. The real kernel ignores them. */
+enum dmo_checkpoint {
+        DMO_CP_OPENED,
+        DMO_CP_FROZEN,
+        DMO_CP_IMAGE_CREATED,
+        DMO_CP_DATA_HALF_WRITTEN,
+        DMO_CP_DATA_WRITTEN,
+        DMO_CP_HEADER_WRITTEN,
+        DMO_CP_SIGNATURE_WRITTEN,
+        DMO_CP_RESUME_LOADED,
+        DMO_CP_SIGNATURE_REMOVED,
+        DMO_CP_COUNT
+};
+
+struct dmo_snapshot;
+
+struct dmo_snapshot_ops {
+        int (*set_swap_area)(struct dmo_snapshot *s, const struct dmo_swap_target *t);
+        int (*freeze)(struct dmo_snapshot *s);
+        int (*unfreeze)(struct dmo_snapshot *s);
+        int (*pref_image_size)(struct dmo_snapshot *s, uint64_t bytes);
+        /* *in_suspend = 1: snapshot taken, save it; 0: we are back after a restore. */
+        int (*create_image)(struct dmo_snapshot *s, int *in_suspend);
+        int (*get_image_size)(struct dmo_snapshot *s, uint64_t *bytes);
+        /* Reads the next page into buf (page_size bytes). Returns bytes read
+         * (may be short: call again for the rest), 0 at the end of the image. */
+        ssize_t (*read_page)(struct dmo_snapshot *s, void *buf, size_t len);
+        /* Writes the next page (or part of it); returns bytes taken. */
+        ssize_t (*write_page)(struct dmo_snapshot *s, const void *buf, size_t len);
+        /* One swap slot; *byte_offset is on the device given to set_swap_area. */
+        int (*alloc_swap_page)(struct dmo_snapshot *s, uint64_t *byte_offset);
+        int (*free_swap_pages)(struct dmo_snapshot *s);
+        int (*avail_swap)(struct dmo_snapshot *s, uint64_t *bytes);
+        /* Real kernel: returns only on failure. Simulated: returns 0 after
+         * verifying every page bit for bit, -EILSEQ on the first mismatch. */
+        int (*atomic_restore)(struct dmo_snapshot *s);
+        int (*free_image)(struct dmo_snapshot *s);
+        int (*platform_support)(struct dmo_snapshot *s, bool enable);
+        int (*power_off)(struct dmo_snapshot *s);
+        int (*s2ram)(struct dmo_snapshot *s);
+        int (*identity)(struct dmo_snapshot *s, struct dmo_kernel_identity *id);
+        void (*checkpoint)(struct dmo_snapshot *s, enum dmo_checkpoint cp);
+        void (*free)(struct dmo_snapshot *s);
+};
+
+struct dmo_snapshot {
+        const struct dmo_snapshot_ops *ops;
+        enum dmo_snapshot_mode mode;
+        bool simulated;
+};
+
+/* Opens /dev/snapshot (or `path` for tests of the open logic) in `mode`.
+ * -ENOENT: no snapshot device (kernel built without
+ * CONFIG_HIBERNATION_SNAPSHOT_DEV); -EPERM: not root, or hibernation is
+ * disabled (lockdown/Secure Boot, nohibernate): dmo_snapshot_why_eperm()
+ * tells which; -EBUSY: another hibernation is in progress. */
+int dmo_snapshot_open_dev(const char *path, enum dmo_snapshot_mode mode, struct dmo_snapshot **out);
+
+/* Inline forwarding helpers so callers read naturally. */
+static inline void dmo_snapshot_free(struct dmo_snapshot *s)
+{
+        if (s)
+                s->ops->free(s);
+}
+
+static inline void dmo_snapshot_checkpoint(struct dmo_snapshot *s, enum dmo_checkpoint cp)
+{
+        if (s->ops->checkpoint)
+                s->ops->checkpoint(s, cp);
+}
+
+const char *dmo_checkpoint_name(enum dmo_checkpoint cp);
+int dmo_checkpoint_parse(const char *name, enum dmo_checkpoint *out);
+
+#endif

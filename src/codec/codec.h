@@ -1,0 +1,102 @@
+/* codec: the pipeline between memory pages and stored chunks.
+ *
+ * Encoding turns a run of up to DMO_CHUNK_MAX_PAGES pages into a chunk:
+ * all-zero pages are elided (a bit in zero_map), the rest are concatenated
+ * and compressed (LZ4, zstd, or stored raw when compression does not pay),
+ * and two xxh3-64 checksums are taken: over the stored payload and over the
+ * raw pages. Decoding verifies the payload checksum, decompresses, recreates
+ * the zero pages and verifies the raw checksum.
+ *
+ * Work runs on a pool of worker threads (one per online CPU by default) and
+ * comes out in submission order.
+ *
+ * Contract:
+ * - Every buffer and compression context is allocated in dmo_codec_new();
+ *   no other call allocates, so the codec is usable after the freeze.
+ * - acquire/submit/collect/release are called from one thread (the engine);
+ *   only the workers run concurrently with it.
+ * - Knows nothing of the kernel, the screen or the on-disk byte layout
+ *   (the chunk header bytes are src/image's); does no I/O.
+ */
+#ifndef DMO_CODEC_H
+#define DMO_CODEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define DMO_CHUNK_MAX_PAGES 64
+
+enum dmo_compress {
+        DMO_COMPRESS_NONE = 0,
+        DMO_COMPRESS_LZ4 = 1,
+        DMO_COMPRESS_ZSTD = 2,
+};
+
+enum dmo_codec_dir {
+        DMO_CODEC_ENCODE,
+        DMO_CODEC_DECODE,
+};
+
+/* chunk->flags */
+#define DMO_CHUNK_COMPRESSED 0x1u /* payload is compressed with the codec's algorithm */
+
+struct dmo_codec_params {
+        enum dmo_codec_dir dir;
+        enum dmo_compress algo;
+        int level;            /* 0: the algorithm's fast default */
+        unsigned page_size;   /* bytes per page, e.g. 4096 */
+        unsigned chunk_pages; /* 1..DMO_CHUNK_MAX_PAGES */
+        unsigned threads;     /* workers; 0: one per online CPU */
+        unsigned slots;       /* chunks in flight; 0: 4 per worker */
+};
+
+struct dmo_chunk {
+        uint64_t seq;          /* submission order, from 0 (set by the codec) */
+        uint32_t npages;       /* pages in this chunk, 1..chunk_pages */
+        uint64_t zero_map;     /* bit i: page i is all zeros and not in the payload */
+        uint32_t flags;        /* DMO_CHUNK_* */
+        uint32_t payload_len;  /* bytes of payload */
+        uint64_t payload_hash; /* xxh3-64 of payload[0..payload_len) */
+        uint64_t pages_hash;   /* xxh3-64 of the npages * page_size raw bytes */
+        uint8_t *pages;        /* chunk_pages * page_size bytes, owned by the codec */
+        uint8_t *payload;      /* dmo_codec_payload_capacity() bytes, owned by the codec */
+        int error;             /* after decode: 0, or -EBADMSG (checksum, bad compressed data) */
+};
+
+struct dmo_codec;
+
+int dmo_codec_new(const struct dmo_codec_params *params, struct dmo_codec **out);
+void dmo_codec_free(struct dmo_codec *c);
+
+/* Largest payload a chunk can carry (worst-case compression bound). */
+uint32_t dmo_codec_payload_capacity(const struct dmo_codec *c);
+
+/* Takes a free chunk. Never blocks: -EAGAIN when every slot is in flight or
+ * waiting to be collected (collect one first). Encode: fill pages and npages.
+ * Decode: fill npages, zero_map, flags, payload_len, payload, payload_hash,
+ * pages_hash exactly as stored. */
+int dmo_codec_acquire(struct dmo_codec *c, struct dmo_chunk **chunk);
+
+/* Hands a filled chunk to the workers. */
+int dmo_codec_submit(struct dmo_codec *c, struct dmo_chunk *chunk);
+
+/* The next chunk in submission order. wait=false: -EAGAIN if it is not done
+ * yet. -ENODATA when nothing is in flight. Encode: payload fields are set.
+ * Decode: pages are set, or chunk->error says why not. */
+int dmo_codec_collect(struct dmo_codec *c, struct dmo_chunk **chunk, bool wait);
+
+/* Returns a collected chunk to the free pool. */
+void dmo_codec_release(struct dmo_codec *c, struct dmo_chunk *chunk);
+
+/* Single-chunk, same-thread helpers (tests, fuzzers, small images). They use
+ * scratch space owned by the caller-provided codec and do not touch the pool. */
+int dmo_codec_encode_one(struct dmo_codec *c, struct dmo_chunk *chunk);
+int dmo_codec_decode_one(struct dmo_codec *c, struct dmo_chunk *chunk);
+
+const char *dmo_compress_name(enum dmo_compress algo);
+int dmo_compress_parse(const char *name, enum dmo_compress *out);
+
+/* xxh3-64 as used for every checksum in dormouse. */
+uint64_t dmo_hash64(const void *data, size_t len);
+
+#endif

@@ -1,0 +1,1 @@
+# src/codec: sources and tests of this module

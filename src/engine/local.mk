@@ -1,0 +1,1 @@
+# src/engine: sources and tests of this module

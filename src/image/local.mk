@@ -1,0 +1,1 @@
+# src/image: sources and tests of this module

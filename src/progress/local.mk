@@ -1,0 +1,1 @@
+# src/progress: sources and tests of this module

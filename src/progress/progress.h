@@ -1,0 +1,88 @@
+/* progress: the seam between the engine and everything that shows progress.
+ *
+ * The engine reports events (phase changes, every page, bytes stored); the
+ * model keeps counters and turns them into a consistent snapshot: overall
+ * fraction from weighted phases, throughput, time left, abort request.
+ * Renderers (src/splash) sample snapshots at their own frame rate.
+ *
+ * Contract:
+ * - dmo_progress_add_pages()/add_bytes() are wait-free (one relaxed atomic
+ *   add) and safe from any thread: call them for every page.
+ * - Phase changes and messages take a short mutex; they happen a handful of
+ *   times per run.
+ * - dmo_progress_sample() never blocks the engine and never goes backwards:
+ *   the overall fraction it reports is monotonic within one mode.
+ * - Never draws, never does I/O, never allocates after dmo_progress_new().
+ */
+#ifndef DMO_PROGRESS_H
+#define DMO_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum dmo_mode {
+        DMO_MODE_HIBERNATE,
+        DMO_MODE_RESUME,
+};
+
+enum dmo_phase {
+        DMO_PHASE_PREPARE,  /* loading config, theme, buffers; opening devices */
+        DMO_PHASE_FREEZE,   /* freezing tasks */
+        DMO_PHASE_SNAPSHOT, /* kernel copies memory */
+        DMO_PHASE_WRITE,    /* pages → codec → swap */
+        DMO_PHASE_SYNC,     /* flush, header, signature */
+        DMO_PHASE_POWEROFF, /* hibernate done, powering off */
+        DMO_PHASE_WAIT,     /* resume: waiting for the device */
+        DMO_PHASE_CHECK,    /* resume: reading and checking the header */
+        DMO_PHASE_READ,     /* resume: swap → codec → kernel */
+        DMO_PHASE_RESTORE,  /* resume: atomic restore */
+        DMO_PHASE_DONE,     /* finished (resumed, or back after hibernation) */
+        DMO_PHASE_ABORTED,  /* aborted by the user; system thawed */
+        DMO_PHASE_FAILED,   /* an error; see the message */
+        DMO_PHASE_COUNT
+};
+
+/* A consistent copy of the model at one instant. */
+struct dmo_progress_snapshot {
+        enum dmo_mode mode;
+        enum dmo_phase phase;
+        double fraction;       /* overall, 0..1, monotonic */
+        double phase_fraction; /* within the current phase, 0..1 */
+        uint64_t pages_done;   /* pages moved in the data phase */
+        uint64_t pages_total;  /* 0 while unknown */
+        uint64_t bytes_in;     /* raw page bytes handled */
+        uint64_t bytes_out;    /* bytes stored (write) or read (resume) */
+        double mb_per_s;       /* raw page throughput, smoothed, MB = 10^6 bytes */
+        double eta_s;          /* seconds left, < 0 while unknown */
+        double elapsed_s;      /* since dmo_progress_new() */
+        bool abort_requested;
+        bool abortable;        /* false once the signature is being written */
+        char message[256];     /* latest message for the person, already translated */
+};
+
+struct dmo_progress;
+
+int dmo_progress_new(enum dmo_mode mode, struct dmo_progress **out);
+void dmo_progress_free(struct dmo_progress *p);
+
+/* Engine side. */
+void dmo_progress_set_phase(struct dmo_progress *p, enum dmo_phase phase);
+void dmo_progress_set_total(struct dmo_progress *p, uint64_t pages);
+void dmo_progress_add_pages(struct dmo_progress *p, uint64_t pages);
+void dmo_progress_add_bytes(struct dmo_progress *p, uint64_t bytes_out);
+void dmo_progress_set_message(struct dmo_progress *p, const char *text);
+void dmo_progress_set_abortable(struct dmo_progress *p, bool abortable);
+bool dmo_progress_abort_requested(const struct dmo_progress *p);
+
+/* Anyone (key reader, signal handler-safe): asks the engine to abort. Has an
+ * effect only while the run is abortable. Returns true if accepted. */
+bool dmo_progress_request_abort(struct dmo_progress *p);
+
+/* Renderer side. Safe to call from any thread at any rate. */
+void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *out);
+
+/* Name of a phase for logs (untranslated, stable) and for people (translated). */
+const char *dmo_phase_id(enum dmo_phase phase);
+const char *dmo_phase_label(enum dmo_phase phase);
+
+#endif

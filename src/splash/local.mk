@@ -1,0 +1,1 @@
+# src/splash: sources and tests of this module

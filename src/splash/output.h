@@ -1,0 +1,62 @@
+/* output: one place a scene is shown. Implementations, one file each:
+ * kms (libdrm), fbdev (/dev/fb0), png (files, headless), text (a tty or a log).
+ *
+ * Contract:
+ * - open() does every allocation and file I/O the output will ever need
+ *   (devices, buffers, theme and font through the painter); after the engine
+ *   froze the system, render() does no allocation and no file I/O except on
+ *   the output device itself (the png output is for tests and previews and is
+ *   exempt).
+ * - render() draws the scene and shows it; it may skip work that did not
+ *   change since the last call (damage tracking) unless force_full is set,
+ *   which the renderer sets after the kernel froze/thawed devices and after a
+ *   resume (video memory is not part of the image).
+ * - render() never blocks for long: a page flip still pending is not waited
+ *   for; the frame is shown on the next call.
+ * - close() restores what open() found (saved CRTC, tty mode) unless
+ *   dmo_output_set_retain() asked to leave the last frame on screen.
+ */
+#ifndef DMO_SPLASH_OUTPUT_H
+#define DMO_SPLASH_OUTPUT_H
+
+#include <stdbool.h>
+
+#include "splash/scene.h"
+
+struct dmo_output_ops;
+
+struct dmo_theme;
+
+/* Implementations embed this as their first member. */
+struct dmo_output {
+        const struct dmo_output_ops *ops;
+};
+
+struct dmo_output_config {
+        const struct dmo_theme *theme; /* NULL for the text output */
+        const char *arg;               /* after the colon in --splash=kms:ARG */
+        double scale;                  /* HiDPI scale; 0: automatic */
+        int tty_fd;                    /* the text output's terminal, -1: stderr */
+};
+
+struct dmo_output_ops {
+        const char *name;
+        int (*open)(const struct dmo_output_config *cfg, struct dmo_output **out);
+        int (*render)(struct dmo_output *o, const struct dmo_scene *scene, bool force_full);
+        /* Optional: fd the renderer polls (DRM events); -1 if none. */
+        int (*event_fd)(struct dmo_output *o);
+        /* Optional: handle readable event_fd (page-flip completion). */
+        int (*dispatch)(struct dmo_output *o);
+        void (*set_retain)(struct dmo_output *o, bool retain);
+        void (*close)(struct dmo_output *o);
+};
+
+extern const struct dmo_output_ops dmo_output_kms;
+extern const struct dmo_output_ops dmo_output_fbdev;
+extern const struct dmo_output_ops dmo_output_png;
+extern const struct dmo_output_ops dmo_output_text;
+
+/* "kms", "fbdev", "png", "text" → ops, or NULL. */
+const struct dmo_output_ops *dmo_output_find(const char *name);
+
+#endif

@@ -1,0 +1,79 @@
+#include "tests/testlib.h"
+
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct dmo_test_state dmo_test_state_;
+
+static char tmpdir_path[256];
+
+static void remove_tmpdir(void)
+{
+        char cmd[300];
+        if (tmpdir_path[0] && !getenv("DMO_TEST_KEEP")) {
+                snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir_path);
+                if (system(cmd) != 0)
+                        fprintf(stderr, "testlib: could not remove %s\n", tmpdir_path);
+        }
+}
+
+int dmo_test_run(const struct dmo_test_case *cases, size_t n)
+{
+        const char *only = getenv("DMO_TEST_ONLY");
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        printf("1..%zu\n", n);
+        for (size_t i = 0; i < n; i++) {
+                if (only && !strstr(cases[i].name, only)) {
+                        printf("ok %zu - %s # SKIP not selected\n", i + 1, cases[i].name);
+                        continue;
+                }
+                dmo_test_state_.current = (int)i + 1;
+                dmo_test_state_.current_failed = false;
+                cases[i].fn();
+                if (dmo_test_state_.current_failed)
+                        dmo_test_state_.failures++;
+                printf("%s %zu - %s\n", dmo_test_state_.current_failed ? "not ok" : "ok", i + 1,
+                       cases[i].name);
+                fflush(stdout);
+        }
+        return dmo_test_state_.failures ? 1 : 0;
+}
+
+const char *dmo_test_srcpath(const char *rel, char *buf, size_t len)
+{
+        const char *top = getenv("DMO_SRCDIR");
+        if (!top)
+                top = DMO_SRCDIR;
+        snprintf(buf, len, "%s/%s", top, rel);
+        return buf;
+}
+
+const char *dmo_test_tmpdir(void)
+{
+        if (!tmpdir_path[0]) {
+                const char *base = getenv("TMPDIR");
+                snprintf(tmpdir_path, sizeof(tmpdir_path), "%s/dmo-test-XXXXXX",
+                         base ? base : "/tmp");
+                if (!mkdtemp(tmpdir_path)) {
+                        perror("mkdtemp");
+                        exit(99);
+                }
+                atexit(remove_tmpdir);
+        }
+        return tmpdir_path;
+}
+
+int dmo_test_sh(const char *fmt, ...)
+{
+        char cmd[4096];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(cmd, sizeof(cmd), fmt, ap);
+        va_end(ap);
+        fflush(stdout);
+        int rc = system(cmd);
+        if (rc == -1)
+                return -1;
+        return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
