@@ -1,3 +1,8 @@
-# src/progress: sources and tests of this module
+# progress: the progress model between the engine and the renderers.
 noinst_LIBRARIES += src/progress/libdmo-progress.a
-src_progress_libdmo_progress_a_SOURCES =
+src_progress_libdmo_progress_a_SOURCES = src/progress/progress.c src/progress/progress.h
+
+check_PROGRAMS += tests/progress-model.test
+TESTS += tests/progress-model.test
+tests_progress_model_test_SOURCES = tests/progress-model.c
+tests_progress_model_test_LDADD = tests/libdmotest.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)

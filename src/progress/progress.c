@@ -1,0 +1,241 @@
+#include "progress/progress.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/i18n.h"
+
+/* Weights of the phases of each mode, in percent of the whole bar. The data
+ * phases dominate because they are where the time goes; the others still
+ * move the bar so it is never frozen at 0 while the kernel freezes tasks. */
+static const unsigned hibernate_weights[DMO_PHASE_COUNT] = {
+        [DMO_PHASE_PREPARE] = 2, [DMO_PHASE_FREEZE] = 3, [DMO_PHASE_SNAPSHOT] = 10,
+        [DMO_PHASE_WRITE] = 80,  [DMO_PHASE_SYNC] = 5,
+};
+static const unsigned resume_weights[DMO_PHASE_COUNT] = {
+        [DMO_PHASE_WAIT] = 2,
+        [DMO_PHASE_CHECK] = 3,
+        [DMO_PHASE_READ] = 90,
+        [DMO_PHASE_RESTORE] = 5,
+};
+
+/* Throughput is re-estimated at most this often, whoever samples. */
+static const double rate_interval_s = 0.25;
+/* Weight of the newest rate estimate in the moving average. */
+static const double rate_smoothing = 0.3;
+
+struct dmo_progress {
+        /* Hot counters, on their own cache line, touched by the engine per page. */
+        _Alignas(64) atomic_uint_fast64_t pages_done;
+        atomic_uint_fast64_t bytes_out;
+        atomic_uint_fast64_t pages_total;
+        atomic_bool abort_requested;
+        atomic_bool abortable;
+        atomic_int phase;
+
+        _Alignas(64) pthread_mutex_t lock;
+        enum dmo_mode mode;
+        unsigned page_size;
+        struct timespec start;
+        double last_fraction; /* the monotonic floor */
+        double rate_time;     /* when the rate was last estimated */
+        uint64_t rate_pages;  /* pages_done then */
+        double rate_bps;      /* smoothed bytes per second, 0 until known */
+        char message[256];
+};
+
+static double seconds_since(const struct timespec *start)
+{
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+int dmo_progress_new(enum dmo_mode mode, struct dmo_progress **out)
+{
+        struct dmo_progress *p;
+        if (posix_memalign((void **)&p, 64, sizeof(*p)) != 0)
+                return -ENOMEM;
+        memset(p, 0, sizeof(*p));
+        atomic_init(&p->pages_done, 0);
+        atomic_init(&p->bytes_out, 0);
+        atomic_init(&p->pages_total, 0);
+        atomic_init(&p->abort_requested, false);
+        atomic_init(&p->abortable, true);
+        atomic_init(&p->phase, mode == DMO_MODE_HIBERNATE ? DMO_PHASE_PREPARE : DMO_PHASE_WAIT);
+        pthread_mutex_init(&p->lock, NULL);
+        p->mode = mode;
+        long ps = sysconf(_SC_PAGESIZE);
+        p->page_size = ps > 0 ? (unsigned)ps : 4096;
+        clock_gettime(CLOCK_MONOTONIC, &p->start);
+        *out = p;
+        return 0;
+}
+
+void dmo_progress_free(struct dmo_progress *p)
+{
+        if (!p)
+                return;
+        pthread_mutex_destroy(&p->lock);
+        free(p);
+}
+
+void dmo_progress_set_phase(struct dmo_progress *p, enum dmo_phase phase)
+{
+        pthread_mutex_lock(&p->lock);
+        atomic_store(&p->phase, (int)phase);
+        pthread_mutex_unlock(&p->lock);
+}
+
+void dmo_progress_set_total(struct dmo_progress *p, uint64_t pages)
+{
+        atomic_store(&p->pages_total, pages);
+}
+
+void dmo_progress_add_pages(struct dmo_progress *p, uint64_t pages)
+{
+        atomic_fetch_add_explicit(&p->pages_done, pages, memory_order_relaxed);
+}
+
+void dmo_progress_add_bytes(struct dmo_progress *p, uint64_t bytes_out)
+{
+        atomic_fetch_add_explicit(&p->bytes_out, bytes_out, memory_order_relaxed);
+}
+
+void dmo_progress_set_message(struct dmo_progress *p, const char *text)
+{
+        pthread_mutex_lock(&p->lock);
+        snprintf(p->message, sizeof(p->message), "%s", text ? text : "");
+        pthread_mutex_unlock(&p->lock);
+}
+
+void dmo_progress_set_abortable(struct dmo_progress *p, bool abortable)
+{
+        atomic_store(&p->abortable, abortable);
+}
+
+bool dmo_progress_abort_requested(const struct dmo_progress *p)
+{
+        return atomic_load_explicit(&p->abort_requested, memory_order_relaxed);
+}
+
+bool dmo_progress_request_abort(struct dmo_progress *p)
+{
+        if (!atomic_load(&p->abortable))
+                return false;
+        atomic_store(&p->abort_requested, true);
+        return true;
+}
+
+static const unsigned *weights_of(enum dmo_mode mode)
+{
+        return mode == DMO_MODE_HIBERNATE ? hibernate_weights : resume_weights;
+}
+
+static bool is_data_phase(enum dmo_phase phase)
+{
+        return phase == DMO_PHASE_WRITE || phase == DMO_PHASE_READ;
+}
+
+/* Overall fraction: finished phases count fully, the current one by its own
+ * fraction. Phases are ordered by their enum value within a mode. */
+static double overall_fraction(enum dmo_mode mode, enum dmo_phase phase, double phase_fraction)
+{
+        const unsigned *w = weights_of(mode);
+        unsigned total = 0, before = 0;
+        for (int i = 0; i < DMO_PHASE_COUNT; i++) {
+                total += w[i];
+                if (i < (int)phase)
+                        before += w[i];
+        }
+        if (phase == DMO_PHASE_POWEROFF || phase == DMO_PHASE_DONE)
+                return 1.0;
+        if (phase >= DMO_PHASE_DONE || total == 0)
+                return -1.0; /* aborted/failed: keep what was shown */
+        return ((double)before + (double)w[phase] * phase_fraction) / (double)total;
+}
+
+void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *out)
+{
+        memset(out, 0, sizeof(*out));
+        pthread_mutex_lock(&p->lock);
+        enum dmo_phase phase = (enum dmo_phase)atomic_load(&p->phase);
+        uint64_t done = atomic_load_explicit(&p->pages_done, memory_order_relaxed);
+        uint64_t total = atomic_load(&p->pages_total);
+        double now = seconds_since(&p->start);
+
+        if (now - p->rate_time >= rate_interval_s && done >= p->rate_pages) {
+                double dt = now - p->rate_time;
+                double bps = (double)(done - p->rate_pages) * p->page_size / dt;
+                if (is_data_phase(phase))
+                        p->rate_bps = p->rate_bps > 0 ? rate_smoothing * bps +
+                                                                 (1 - rate_smoothing) * p->rate_bps
+                                                       : bps;
+                p->rate_time = now;
+                p->rate_pages = done;
+        }
+
+        out->mode = p->mode;
+        out->phase = phase;
+        out->pages_done = done;
+        out->pages_total = total;
+        out->bytes_in = done * p->page_size;
+        out->bytes_out = atomic_load_explicit(&p->bytes_out, memory_order_relaxed);
+        out->elapsed_s = now;
+        out->abort_requested = atomic_load(&p->abort_requested);
+        out->abortable = atomic_load(&p->abortable);
+        out->mb_per_s = p->rate_bps / 1e6;
+        out->eta_s = -1;
+
+        if (is_data_phase(phase) && total > 0)
+                out->phase_fraction = done >= total ? 1.0 : (double)done / (double)total;
+        if (is_data_phase(phase) && total > 0 && p->rate_bps > 0 && done <= total)
+                out->eta_s = (double)(total - done) * p->page_size / p->rate_bps;
+
+        double f = overall_fraction(p->mode, phase, out->phase_fraction);
+        if (f > p->last_fraction)
+                p->last_fraction = f;
+        out->fraction = p->last_fraction;
+        snprintf(out->message, sizeof(out->message), "%s", p->message);
+        pthread_mutex_unlock(&p->lock);
+}
+
+const char *dmo_phase_id(enum dmo_phase phase)
+{
+        static const char *const ids[DMO_PHASE_COUNT] = {
+                [DMO_PHASE_PREPARE] = "prepare",   [DMO_PHASE_FREEZE] = "freeze",
+                [DMO_PHASE_SNAPSHOT] = "snapshot", [DMO_PHASE_WRITE] = "write",
+                [DMO_PHASE_SYNC] = "sync",         [DMO_PHASE_POWEROFF] = "poweroff",
+                [DMO_PHASE_WAIT] = "wait",         [DMO_PHASE_CHECK] = "check",
+                [DMO_PHASE_READ] = "read",         [DMO_PHASE_RESTORE] = "restore",
+                [DMO_PHASE_DONE] = "done",         [DMO_PHASE_ABORTED] = "aborted",
+                [DMO_PHASE_FAILED] = "failed",
+        };
+        return (unsigned)phase < DMO_PHASE_COUNT ? ids[phase] : "unknown";
+}
+
+const char *dmo_phase_label(enum dmo_phase phase)
+{
+        static const char *const labels[DMO_PHASE_COUNT] = {
+                [DMO_PHASE_PREPARE] = N_("Preparing"),
+                [DMO_PHASE_FREEZE] = N_("Stopping programs"),
+                [DMO_PHASE_SNAPSHOT] = N_("Taking a snapshot of memory"),
+                [DMO_PHASE_WRITE] = N_("Saving memory to disk"),
+                [DMO_PHASE_SYNC] = N_("Finishing the image"),
+                [DMO_PHASE_POWEROFF] = N_("Powering off"),
+                [DMO_PHASE_WAIT] = N_("Waiting for the disk"),
+                [DMO_PHASE_CHECK] = N_("Checking the image"),
+                [DMO_PHASE_READ] = N_("Restoring memory"),
+                [DMO_PHASE_RESTORE] = N_("Starting the saved system"),
+                [DMO_PHASE_DONE] = N_("Done"),
+                [DMO_PHASE_ABORTED] = N_("Hibernation cancelled"),
+                [DMO_PHASE_FAILED] = N_("Something went wrong"),
+        };
+        return (unsigned)phase < DMO_PHASE_COUNT ? _(labels[phase]) : "";
+}

@@ -1,0 +1,139 @@
+#include "progress/progress.h"
+
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/testlib.h"
+
+static void fraction_grows_through_the_hibernate_phases(void)
+{
+        struct dmo_progress *p;
+        struct dmo_progress_snapshot s;
+        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
+        double last = -1;
+        enum dmo_phase phases[] = {DMO_PHASE_PREPARE, DMO_PHASE_FREEZE, DMO_PHASE_SNAPSHOT,
+                                   DMO_PHASE_WRITE};
+        for (unsigned i = 0; i < 4; i++) {
+                dmo_progress_set_phase(p, phases[i]);
+                dmo_progress_sample(p, &s);
+                CHECK(s.fraction >= last);
+                last = s.fraction;
+        }
+        dmo_progress_set_total(p, 1000);
+        for (int i = 0; i < 10; i++) {
+                dmo_progress_add_pages(p, 100);
+                dmo_progress_sample(p, &s);
+                CHECK(s.fraction > last);
+                last = s.fraction;
+        }
+        CHECK_INT(s.pages_done, ==, 1000);
+        CHECK(s.phase_fraction == 1.0);
+        dmo_progress_set_phase(p, DMO_PHASE_SYNC);
+        dmo_progress_sample(p, &s);
+        CHECK(s.fraction >= last && s.fraction < 1.0);
+        dmo_progress_set_phase(p, DMO_PHASE_POWEROFF);
+        dmo_progress_sample(p, &s);
+        CHECK(s.fraction == 1.0);
+        dmo_progress_free(p);
+}
+
+static void fraction_never_goes_backwards_after_failure(void)
+{
+        struct dmo_progress *p;
+        struct dmo_progress_snapshot s;
+        REQUIRE(dmo_progress_new(DMO_MODE_RESUME, &p) == 0);
+        dmo_progress_set_phase(p, DMO_PHASE_READ);
+        dmo_progress_set_total(p, 10);
+        dmo_progress_add_pages(p, 5);
+        dmo_progress_sample(p, &s);
+        double shown = s.fraction;
+        CHECK(shown > 0.3 && shown < 0.7);
+        dmo_progress_set_phase(p, DMO_PHASE_FAILED);
+        dmo_progress_sample(p, &s);
+        CHECK(s.fraction == shown);
+        CHECK_INT(s.phase, ==, DMO_PHASE_FAILED);
+        dmo_progress_free(p);
+}
+
+static void abort_is_refused_once_not_abortable(void)
+{
+        struct dmo_progress *p;
+        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
+        CHECK(!dmo_progress_abort_requested(p));
+        dmo_progress_set_abortable(p, false);
+        CHECK(!dmo_progress_request_abort(p));
+        CHECK(!dmo_progress_abort_requested(p));
+        dmo_progress_set_abortable(p, true);
+        CHECK(dmo_progress_request_abort(p));
+        CHECK(dmo_progress_abort_requested(p));
+        dmo_progress_free(p);
+}
+
+static void throughput_and_time_left_come_from_the_page_rate(void)
+{
+        struct dmo_progress *p;
+        struct dmo_progress_snapshot s;
+        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
+        dmo_progress_set_phase(p, DMO_PHASE_WRITE);
+        dmo_progress_set_total(p, 100000);
+        dmo_progress_sample(p, &s);
+        CHECK(s.eta_s < 0); /* unknown before any rate */
+        for (int i = 0; i < 4; i++) {
+                usleep(100 * 1000);
+                dmo_progress_add_pages(p, 2500); /* ~100 MB/s at 4 KiB pages */
+                dmo_progress_sample(p, &s);
+        }
+        CHECK(s.mb_per_s > 10 && s.mb_per_s < 1000);
+        CHECK(s.eta_s > 0);
+        dmo_progress_free(p);
+}
+
+static void message_is_copied_into_the_snapshot(void)
+{
+        struct dmo_progress *p;
+        struct dmo_progress_snapshot s;
+        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
+        dmo_progress_set_message(p, "disk /dev/vda");
+        dmo_progress_sample(p, &s);
+        CHECK(strcmp(s.message, "disk /dev/vda") == 0);
+        CHECK(strcmp(dmo_phase_id(DMO_PHASE_WRITE), "write") == 0);
+        CHECK(dmo_phase_label(DMO_PHASE_WRITE)[0] != '\0');
+        dmo_progress_free(p);
+}
+
+struct adder {
+        struct dmo_progress *p;
+        int n;
+};
+
+static void *add_many(void *arg)
+{
+        struct adder *a = arg;
+        for (int i = 0; i < a->n; i++)
+                dmo_progress_add_pages(a->p, 1);
+        return NULL;
+}
+
+static void page_events_from_many_threads_are_all_counted(void)
+{
+        struct dmo_progress *p;
+        struct dmo_progress_snapshot s;
+        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
+        pthread_t t[4];
+        struct adder a = {p, 200000};
+        for (int i = 0; i < 4; i++)
+                pthread_create(&t[i], NULL, add_many, &a);
+        for (int i = 0; i < 4; i++)
+                pthread_join(t[i], NULL);
+        dmo_progress_sample(p, &s);
+        CHECK_INT(s.pages_done, ==, 800000);
+        dmo_progress_free(p);
+}
+
+DMO_TEST_MAIN(T(fraction_grows_through_the_hibernate_phases),
+              T(fraction_never_goes_backwards_after_failure),
+              T(abort_is_refused_once_not_abortable),
+              T(throughput_and_time_left_come_from_the_page_rate),
+              T(message_is_copied_into_the_snapshot),
+              T(page_events_from_many_threads_are_all_counted))
