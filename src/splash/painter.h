@@ -1,0 +1,71 @@
+/* painter: turns (theme, scene) into XRGB8888 pixels with cairo.
+ *
+ * Contract:
+ * - dmo_painter_new() does every allocation and file I/O the painter will
+ *   need: fonts (FreeType + cairo-ft, no fontconfig), scaled images, glyph
+ *   buffers, pre-shaped static strings, the layout for this size and scale.
+ * - dmo_painter_paint() never does file I/O and never calls malloc itself.
+ *   Shaping a dynamic string that changed (message, detail, stats line) runs
+ *   HarfBuzz on a pre-allocated buffer; see painter.c for the bound.
+ * - Nothing is drawn outside the width×height screen; text is clipped to its box.
+ * - One painter per output; not thread-safe; the theme must outlive it.
+ */
+#ifndef DMO_SPLASH_PAINTER_H
+#define DMO_SPLASH_PAINTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "splash/scene.h"
+#include "splash/theme.h"
+
+struct dmo_rect {
+        int x, y, w, h;
+};
+
+struct dmo_painter;
+
+/* scale 0: automatic, from phys_width_mm (the panel's physical width in mm,
+ * 0 if unknown): 2 above ~190 dpi, else 1; with no physical size, screens at
+ * least 2000 px tall get 2. */
+int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double scale,
+                    int phys_width_mm, struct dmo_painter **out);
+
+/* Draws the scene into an XRGB8888 (CAIRO_FORMAT_RGB24) buffer of the
+ * painter's size; reports the rectangles that changed since the last call
+ * (the whole screen when force_full or on the first call). When more than
+ * max_damage rectangles changed they are merged into their bounding box. */
+int dmo_painter_paint(struct dmo_painter *p, uint8_t *pixels, int stride,
+                      const struct dmo_scene *scene, bool force_full, struct dmo_rect *damage,
+                      unsigned max_damage, unsigned *ndamage);
+
+void dmo_painter_free(struct dmo_painter *p);
+
+/* The scale factor in use (after automatic selection). */
+double dmo_painter_scale(const struct dmo_painter *p);
+
+/* Layout boxes, for tests and `theme check`: where each element is drawn. */
+enum dmo_painter_box {
+        DMO_BOX_BAR,      /* the whole bar including its border */
+        DMO_BOX_BAR_FILL, /* the inner area the fill grows in (left to right) */
+        DMO_BOX_TITLE,
+        DMO_BOX_SUBTITLE,
+        DMO_BOX_MESSAGE,
+        DMO_BOX_STATS,
+        DMO_BOX_DETAIL,
+        DMO_BOX_THROBBER,
+        DMO_BOX_LOGO,
+        DMO_BOX_DIALOG,
+        DMO_BOX_COUNT
+};
+/* Returns false when the element is not shown by this theme. */
+bool dmo_painter_box(const struct dmo_painter *p, enum dmo_painter_box which,
+                     struct dmo_rect *out);
+
+/* Extent of the ink of the last text drawn in a text box (title, subtitle,
+ * message, stats, detail), in screen pixels; false if none. For checks that
+ * text fits its box at a given size. */
+bool dmo_painter_text_extent(const struct dmo_painter *p, enum dmo_painter_box which,
+                             struct dmo_rect *out);
+
+#endif

@@ -1,0 +1,80 @@
+/* theme: a splash theme loaded from its keyfile (theme.conf) and images.
+ *
+ * Contract:
+ * - Owns the theme keyfile parser, image loading for themes (through
+ *   pngload) and the diagnostics list shared with `dormouse theme check`.
+ * - dmo_theme_load() does all file I/O and allocation of a theme; the result
+ *   is immutable and may be shared by several painters (one per output).
+ * - Translatable strings (titles, subtitles) are translated with gettext at
+ *   load time: call dmo_i18n_init()/setlocale before loading.
+ * - Never fatal on unknown keys or broken images: those become diagnostics and
+ *   the theme falls back to its colours. Only an unreadable theme.conf, a
+ *   wrong format version or no usable font at all fail the load.
+ * - Never draws (painter.h does), never prints (callers print diagnostics).
+ */
+#ifndef DMO_SPLASH_THEME_H
+#define DMO_SPLASH_THEME_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+enum dmo_diag_severity {
+        DMO_DIAG_NOTE,
+        DMO_DIAG_WARNING,
+        DMO_DIAG_ERROR,
+};
+
+struct dmo_diag_item {
+        enum dmo_diag_severity severity;
+        char file[256];    /* "" when not about a file */
+        int line;          /* 0 when not about a line */
+        char key[64];      /* "section.key", or "" */
+        char message[256]; /* translated, for people */
+};
+
+/* A growing list of diagnostics. Zero-initialise (or dmo_diag_init()), free
+ * with dmo_diag_clear(). Adding never fails loudly: when memory runs out the
+ * item is counted in `dropped` instead. */
+struct dmo_diag {
+        struct dmo_diag_item *items;
+        size_t n, cap;
+        size_t dropped;
+};
+
+void dmo_diag_init(struct dmo_diag *d);
+void dmo_diag_clear(struct dmo_diag *d);
+void dmo_diag_add(struct dmo_diag *d, enum dmo_diag_severity sev, const char *file, int line,
+                  const char *key, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void dmo_diag_vadd(struct dmo_diag *d, enum dmo_diag_severity sev, const char *file, int line,
+                   const char *key, const char *fmt, va_list ap)
+        __attribute__((format(printf, 6, 0)));
+/* Number of items at or above `min`. */
+size_t dmo_diag_count(const struct dmo_diag *d, enum dmo_diag_severity min);
+/* "file:line: warning: [key] message" into buf (for CLI and test logs). */
+void dmo_diag_format(const struct dmo_diag_item *it, char *buf, size_t len);
+
+/* Where themes and fonts live. NULL members: DMO_DATADIR/themes, DMO_DATADIR/fonts. */
+struct dmo_theme_paths {
+        const char *themes_dir;
+        const char *fonts_dir;
+};
+
+struct dmo_theme;
+
+/* name_or_dir: a theme name (→ themes_dir/NAME/theme.conf) or, when it
+ * contains a '/', a theme directory. diag may be NULL. */
+int dmo_theme_load(const char *name_or_dir, const struct dmo_theme_paths *paths,
+                   struct dmo_theme **out, struct dmo_diag *diag);
+/* Same, from an in-memory keyfile; images and fonts are looked up relative to
+ * base_dir (may be NULL: no images, fonts from paths). Used by fuzzing. */
+int dmo_theme_load_from_memory(const char *text, size_t len, const char *base_dir,
+                               const struct dmo_theme_paths *paths, struct dmo_theme **out,
+                               struct dmo_diag *diag);
+void dmo_theme_free(struct dmo_theme *t);
+
+const char *dmo_theme_name(const struct dmo_theme *t);
+const char *dmo_theme_dir(const struct dmo_theme *t);
+/* Background colour as 0xRRGGBB (what an output clears to before the first frame). */
+unsigned dmo_theme_background_rgb(const struct dmo_theme *t);
+
+#endif
