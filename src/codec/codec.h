@@ -22,6 +22,7 @@
 #define DMO_CODEC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define DMO_CHUNK_MAX_PAGES 64
@@ -48,6 +49,8 @@ struct dmo_codec_params {
         unsigned chunk_pages; /* 1..DMO_CHUNK_MAX_PAGES */
         unsigned threads;     /* workers; 0: one per online CPU */
         unsigned slots;       /* chunks in flight; 0: 4 per worker */
+        bool inline_work;     /* no worker threads: submit does the work on the
+                               * caller's thread (tiny machines); threads is ignored */
 };
 
 struct dmo_chunk {
@@ -85,11 +88,15 @@ int dmo_codec_submit(struct dmo_codec *c, struct dmo_chunk *chunk);
  * Decode: pages are set, or chunk->error says why not. */
 int dmo_codec_collect(struct dmo_codec *c, struct dmo_chunk **chunk, bool wait);
 
-/* Returns a collected chunk to the free pool. */
+/* Returns a collected chunk, or an acquired one never submitted, to the free pool. */
 void dmo_codec_release(struct dmo_codec *c, struct dmo_chunk *chunk);
 
 /* Single-chunk, same-thread helpers (tests, fuzzers, small images). They use
- * scratch space owned by the caller-provided codec and do not touch the pool. */
+ * scratch space owned by the caller-provided codec and do not touch the pool;
+ * they work in either direction whatever params.dir says. The caller provides
+ * the chunk and its buffers: pages of chunk_pages * page_size bytes, payload
+ * of dmo_codec_payload_capacity() bytes. encode_one: 0, or -EINVAL for npages
+ * out of range. decode_one: sets and returns chunk->error. */
 int dmo_codec_encode_one(struct dmo_codec *c, struct dmo_chunk *chunk);
 int dmo_codec_decode_one(struct dmo_codec *c, struct dmo_chunk *chunk);
 

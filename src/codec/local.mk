@@ -1,3 +1,19 @@
 # src/codec: sources and tests of this module
 noinst_LIBRARIES += src/codec/libdmo-codec.a
-src_codec_libdmo_codec_a_SOURCES =
+src_codec_libdmo_codec_a_SOURCES = src/codec/codec.h src/codec/codec.c \
+	src/codec/chunk.h src/codec/chunk.c src/codec/compress.h src/codec/compress.c
+
+DMO_CODEC_TEST_LIBS = tests/libdmotest.a src/codec/libdmo-codec.a $(DMO_LIBS)
+
+check_PROGRAMS += tests/codec-roundtrip.test tests/codec-pool.test tests/codec-corrupt.test
+TESTS += tests/codec-roundtrip.test tests/codec-pool.test tests/codec-corrupt.test
+tests_codec_roundtrip_test_SOURCES = tests/codec-roundtrip.c tests/codec-testdata.h
+tests_codec_roundtrip_test_LDADD = $(DMO_CODEC_TEST_LIBS)
+tests_codec_pool_test_SOURCES = tests/codec-pool.c tests/codec-testdata.h
+tests_codec_pool_test_LDADD = $(DMO_CODEC_TEST_LIBS)
+tests_codec_corrupt_test_SOURCES = tests/codec-corrupt.c tests/codec-testdata.h
+tests_codec_corrupt_test_LDADD = $(DMO_CODEC_TEST_LIBS)
+
+noinst_PROGRAMS += tests/bench-codec
+tests_bench_codec_SOURCES = tests/bench-codec.c tests/codec-testdata.h
+tests_bench_codec_LDADD = src/codec/libdmo-codec.a $(DMO_LIBS)

@@ -1,0 +1,152 @@
+/* One chunk at a time: zero-page elision, compression with a stored-raw
+ * fallback, and the two checksums. */
+#include "codec/chunk.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+uint64_t dmo_hash64(const void *data, size_t len)
+{
+        return XXH3_64bits(data, len);
+}
+
+static inline uint64_t load64(const uint8_t *p)
+{
+        uint64_t v;
+        memcpy(&v, p, sizeof(v)); /* the caller's pages need not be aligned */
+        return v;
+}
+
+/* Most non-zero pages differ from zero in their first bytes, so test a
+ * cache line at a time and leave at the first non-zero one. page_size is a
+ * multiple of 64 (checked in dmo_codec_new). */
+static bool page_is_zero(const uint8_t *p, size_t len)
+{
+        for (size_t off = 0; off < len; off += 64) {
+                const uint8_t *q = p + off;
+                uint64_t acc = load64(q) | load64(q + 8) | load64(q + 16) | load64(q + 24) |
+                               load64(q + 32) | load64(q + 40) | load64(q + 48) | load64(q + 56);
+                if (acc)
+                        return false;
+        }
+        return true;
+}
+
+int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
+{
+        const size_t ps = k->page_size;
+        const uint32_t n = ch->npages;
+
+        if (n == 0 || n > k->chunk_pages)
+                return -EINVAL;
+
+        uint64_t zero_map = 0;
+        size_t nz = 0;
+        for (uint32_t i = 0; i < n; i++) {
+                if (page_is_zero(ch->pages + i * ps, ps))
+                        zero_map |= UINT64_C(1) << i;
+                else
+                        nz++;
+        }
+        const size_t nz_bytes = nz * ps;
+        const bool raw_only = k->ops->algo == DMO_COMPRESS_NONE;
+
+        /* The compressor wants its input contiguous: gather the non-zero
+         * pages unless there are no holes. Raw output is gathered straight
+         * into the payload. */
+        const uint8_t *src = ch->pages;
+        if (zero_map && nz) {
+                uint8_t *dst = raw_only ? ch->payload : k->gather;
+                size_t j = 0;
+                for (uint32_t i = 0; i < n; i++)
+                        if (!(zero_map & (UINT64_C(1) << i)))
+                                memcpy(dst + j++ * ps, ch->pages + i * ps, ps);
+                src = dst;
+        }
+
+        size_t len = 0;
+        uint32_t flags = 0;
+        if (nz && !raw_only) {
+                /* A capacity one byte short of the input makes the compressor
+                 * give up as soon as compression stops paying. */
+                len = k->ops->compress(k->ctx, src, nz_bytes, ch->payload, nz_bytes - 1);
+                if (len)
+                        flags = DMO_CHUNK_COMPRESSED;
+        }
+        if (!flags) {
+                if (src != ch->payload)
+                        memcpy(ch->payload, src, nz_bytes);
+                len = nz_bytes;
+        }
+
+        ch->zero_map = zero_map;
+        ch->flags = flags;
+        ch->payload_len = (uint32_t)len;
+        ch->payload_hash = dmo_hash64(ch->payload, len);
+        ch->pages_hash = dmo_hash64(ch->pages, n * ps);
+        ch->error = 0;
+        return 0;
+}
+
+static int decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
+{
+        const size_t ps = k->page_size;
+        const uint32_t n = ch->npages;
+
+        if (n == 0 || n > k->chunk_pages)
+                return -EBADMSG;
+        if (n < 64 && (ch->zero_map >> n))
+                return -EBADMSG;
+        if (ch->flags & ~DMO_CHUNK_COMPRESSED)
+                return -EBADMSG;
+        if (ch->payload_len > k->capacity)
+                return -EBADMSG;
+
+        const size_t nz = n - (size_t)__builtin_popcountll(ch->zero_map);
+        const size_t nz_bytes = nz * ps;
+
+        /* Never hand unverified bytes to a decompressor. */
+        if (dmo_hash64(ch->payload, ch->payload_len) != ch->payload_hash)
+                return -EBADMSG;
+
+        const uint8_t *src;
+        if (ch->flags & DMO_CHUNK_COMPRESSED) {
+                if (nz == 0 || k->ops->algo == DMO_COMPRESS_NONE)
+                        return -EBADMSG;
+                if (k->ops->decompress(k->ctx, ch->payload, ch->payload_len, ch->pages, nz_bytes) <
+                    0)
+                        return -EBADMSG;
+                src = ch->pages;
+        } else {
+                if (ch->payload_len != nz_bytes)
+                        return -EBADMSG;
+                src = ch->payload;
+        }
+
+        /* Spread the packed non-zero pages to their places, last first, so
+         * that the in-place case never overwrites a page not yet moved. */
+        size_t j = nz;
+        for (uint32_t i = n; i-- > 0;) {
+                uint8_t *dst = ch->pages + i * ps;
+                if (ch->zero_map & (UINT64_C(1) << i)) {
+                        memset(dst, 0, ps);
+                } else {
+                        const uint8_t *from = src + --j * ps;
+                        if (from != dst)
+                                memcpy(dst, from, ps);
+                }
+        }
+
+        if (dmo_hash64(ch->pages, n * ps) != ch->pages_hash)
+                return -EBADMSG;
+        return 0;
+}
+
+int dmo_chunk_decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
+{
+        ch->error = decode(k, ch);
+        return ch->error;
+}

@@ -1,0 +1,33 @@
+/* chunk: encoding and decoding of one chunk on the calling thread, with one
+ * compressor context and one gather buffer. The pool in codec.c runs these
+ * on its workers; encode_one/decode_one run them directly.
+ *
+ * Contract: never allocates, never blocks, never prints; decode never reads
+ * or writes outside payload[0..capacity) and pages[0..chunk_pages*page_size),
+ * whatever the chunk fields say.
+ */
+#ifndef DMO_CODEC_CHUNK_H
+#define DMO_CODEC_CHUNK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec/codec.h"
+#include "codec/compress.h"
+
+struct dmo_chunk_coder {
+        const struct dmo_compressor_ops *ops;
+        struct dmo_compressor_ctx *ctx;
+        uint8_t *gather; /* chunk_pages * page_size bytes, encode only */
+        size_t page_size;
+        unsigned chunk_pages;
+        uint32_t capacity;
+};
+
+/* 0, or -EINVAL when npages is out of range. */
+int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch);
+
+/* Sets and returns ch->error: 0, or -EBADMSG. */
+int dmo_chunk_decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch);
+
+#endif
