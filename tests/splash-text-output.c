@@ -1,0 +1,312 @@
+/* The text output: a live line on a terminal, a few log lines elsewhere. */
+#include "splash/output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <pty.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "tests/testlib.h"
+
+static char out_buf[1 << 16];
+
+/* Everything written so far to the reading end (non-blocking). */
+static const char *drain(int fd)
+{
+        size_t len = 0;
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+        for (;;) {
+                ssize_t n = read(fd, out_buf + len, sizeof(out_buf) - 1 - len);
+                if (n <= 0)
+                        break;
+                len += (size_t)n;
+        }
+        out_buf[len] = '\0';
+        return out_buf;
+}
+
+static void scene_from(struct dmo_progress *p, struct dmo_scene *sc)
+{
+        memset(sc, 0, sizeof(*sc));
+        dmo_progress_sample(p, &sc->progress);
+        sc->bar_fraction = sc->progress.fraction;
+}
+
+static int count_lines(const char *s)
+{
+        int n = 0;
+        for (; *s; s++)
+                n += *s == '\n';
+        return n;
+}
+
+static struct dmo_output *open_text(int fd)
+{
+        struct dmo_output_config cfg = {.tty_fd = fd};
+        struct dmo_output *o = NULL;
+        if (dmo_output_text.open(&cfg, &o) != 0)
+                return NULL;
+        return o;
+}
+
+static void test_log_of_a_100000_page_run_has_start_each_tenth_once_and_totals(void)
+{
+        int fds[2];
+        REQUIRE(pipe(fds) == 0);
+        struct dmo_output *o = open_text(fds[1]);
+        REQUIRE(o);
+        struct dmo_progress *p;
+        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
+        struct dmo_scene sc;
+        static const enum dmo_phase before[] = {DMO_PHASE_PREPARE, DMO_PHASE_FREEZE,
+                                                DMO_PHASE_SNAPSHOT};
+        for (size_t i = 0; i < 3; i++) {
+                dmo_progress_set_phase(p, before[i]);
+                for (int k = 0; k < 5; k++) {
+                        scene_from(p, &sc);
+                        o->ops->render(o, &sc, false);
+                }
+        }
+        dmo_progress_set_phase(p, DMO_PHASE_WRITE);
+        dmo_progress_set_total(p, 100000);
+        for (int i = 0; i < 100000; i += 250) {
+                dmo_progress_add_pages(p, 250);
+                dmo_progress_add_bytes(p, 250 * 2048);
+                scene_from(p, &sc);
+                o->ops->render(o, &sc, false);
+        }
+        dmo_progress_set_phase(p, DMO_PHASE_SYNC);
+        scene_from(p, &sc);
+        o->ops->render(o, &sc, false);
+        dmo_progress_set_phase(p, DMO_PHASE_POWEROFF);
+        scene_from(p, &sc);
+        o->ops->render(o, &sc, false);
+        o->ops->render(o, &sc, false);
+        dmo_progress_set_phase(p, DMO_PHASE_DONE);
+        scene_from(p, &sc);
+        o->ops->render(o, &sc, false);
+        o->ops->close(o);
+        dmo_progress_free(p);
+        const char *log = drain(fds[0]);
+        close(fds[0]);
+        close(fds[1]);
+        for (const char *l = log; *l;) {
+                const char *nl = strchr(l, '\n');
+                int n = nl ? (int)(nl - l) : (int)strlen(l);
+                printf("# %.*s\n", n, l);
+                l += n + (nl != NULL);
+        }
+
+        CHECK(strchr(log, '\r') == NULL);
+        CHECK_INT(count_lines(log), >=, 10);
+        CHECK_INT(count_lines(log), <=, 15);
+        CHECK_STR_CONTAINS(log, "Preparing");
+        CHECK_STR_CONTAINS(log, "100000 pages");
+        CHECK_STR_CONTAINS(log, "MB on disk");
+        /* Every tenth from 10% to 90% is reported by some line; progress lines
+         * (with page counts) appear at most once per tenth. */
+        for (unsigned d = 1; d <= 9; d++) {
+                int any = 0, progress = 0;
+                for (const char *l = log; l && *l;
+                     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                        unsigned pct;
+                        if (sscanf(l, "[%u%%]", &pct) != 1 || pct / 10 != d)
+                                continue;
+                        any++;
+                        const char *nl = strchr(l, '\n');
+                        const char *pages = strstr(l, " pages,");
+                        if (pages && (!nl || pages < nl))
+                                progress++;
+                }
+                CHECK_INT(any, >=, 1);
+                CHECK_INT(progress, <=, 1);
+        }
+}
+
+static void test_log_of_an_aborted_run_says_how_far_it_got(void)
+{
+        int fds[2];
+        REQUIRE(pipe(fds) == 0);
+        struct dmo_output *o = open_text(fds[1]);
+        REQUIRE(o);
+        struct dmo_progress *p;
+        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
+        struct dmo_scene sc;
+        dmo_progress_set_phase(p, DMO_PHASE_WRITE);
+        dmo_progress_set_total(p, 1000);
+        dmo_progress_add_pages(p, 123);
+        scene_from(p, &sc);
+        o->ops->render(o, &sc, false);
+        dmo_progress_set_message(p, "Esc pressed.");
+        dmo_progress_set_phase(p, DMO_PHASE_ABORTED);
+        scene_from(p, &sc);
+        o->ops->render(o, &sc, false);
+        o->ops->render(o, &sc, false);
+        o->ops->close(o);
+        dmo_progress_free(p);
+        const char *log = drain(fds[0]);
+        close(fds[0]);
+        close(fds[1]);
+        CHECK_STR_CONTAINS(log, "after 123 of 1000 pages");
+        CHECK_STR_CONTAINS(log, "Esc pressed.");
+        CHECK_INT(count_lines(log), ==, 2);
+}
+
+/* Visible columns of the last redraw: after the last \r, without the erase. */
+static int last_line_cols(const char *s, char *line, size_t len)
+{
+        const char *cr = strrchr(s, '\r');
+        const char *start = cr ? cr + 1 : s;
+        const char *end = strstr(start, "\033[K");
+        size_t n = end ? (size_t)(end - start) : strlen(start);
+        if (n >= len)
+                n = len - 1;
+        memcpy(line, start, n);
+        line[n] = '\0';
+        int cols = 0;
+        for (size_t i = 0; i < n; i++)
+                cols += ((unsigned char)line[i] & 0xc0) != 0x80;
+        return cols;
+}
+
+static struct dmo_scene writing_scene(double f)
+{
+        struct dmo_scene sc;
+        memset(&sc, 0, sizeof(sc));
+        sc.progress.mode = DMO_MODE_HIBERNATE;
+        sc.progress.phase = DMO_PHASE_WRITE;
+        sc.progress.fraction = f;
+        sc.bar_fraction = f;
+        sc.progress.mb_per_s = 412.4;
+        sc.progress.eta_s = 3.2;
+        return sc;
+}
+
+static void test_tty_redraws_one_line_with_percent_rate_and_time(void)
+{
+        REQUIRE(setlocale(LC_ALL, "C.UTF-8"));
+        int master, slave;
+        struct winsize ws = {.ws_row = 24, .ws_col = 100};
+        REQUIRE(openpty(&master, &slave, NULL, NULL, &ws) == 0);
+        struct dmo_output *o = open_text(slave);
+        REQUIRE(o);
+        struct dmo_scene sc = writing_scene(0.52);
+        o->ops->render(o, &sc, false);
+        sc = writing_scene(0.53);
+        o->ops->render(o, &sc, false);
+        const char *s = drain(master);
+        char line[1024];
+        int cols = last_line_cols(s, line, sizeof(line));
+        printf("# [%s] %d cols\n", line, cols);
+        CHECK(strchr(s, '\n') == NULL);
+        CHECK_INT(s[0], ==, '\r');
+        CHECK_STR_CONTAINS(line, " 53%");
+        CHECK_STR_CONTAINS(line, "412 MB/s");
+        CHECK_STR_CONTAINS(line, "3 s left");
+        CHECK_STR_CONTAINS(line, "\u2588");
+        CHECK_INT(cols, <=, 99);
+        CHECK_INT(cols, >=, 80);
+
+        /* Unchanged scene: nothing written. */
+        o->ops->render(o, &sc, false);
+        CHECK_INT(strlen(drain(master)), ==, 0);
+
+        /* A narrower terminal gets a shorter line. */
+        ws.ws_col = 60;
+        REQUIRE(ioctl(slave, TIOCSWINSZ, &ws) == 0);
+        o->ops->render(o, &sc, false);
+        int narrow = last_line_cols(drain(master), line, sizeof(line));
+        printf("# [%s] %d cols\n", line, narrow);
+        CHECK_INT(narrow, <=, 59);
+        CHECK_STR_CONTAINS(line, " 53%");
+
+        /* Very narrow: the percent survives. */
+        ws.ws_col = 20;
+        REQUIRE(ioctl(slave, TIOCSWINSZ, &ws) == 0);
+        o->ops->render(o, &sc, false);
+        narrow = last_line_cols(drain(master), line, sizeof(line));
+        CHECK_INT(narrow, <=, 19);
+        CHECK_STR_CONTAINS(line, "53%");
+
+        /* Done: the line ends, once. */
+        sc.progress.phase = DMO_PHASE_DONE;
+        sc.progress.fraction = sc.bar_fraction = 1;
+        o->ops->render(o, &sc, false);
+        o->ops->render(o, &sc, false);
+        s = drain(master);
+        CHECK_INT(count_lines(s), ==, 1);
+        CHECK_STR_CONTAINS(s, "100%");
+        o->ops->close(o);
+        close(slave);
+        CHECK_INT(strlen(drain(master)), ==, 0); /* no extra newline after a finished line */
+        close(master);
+}
+
+static void test_tty_without_utf8_draws_hashes(void)
+{
+        REQUIRE(setlocale(LC_ALL, "C"));
+        int master, slave;
+        struct winsize ws = {.ws_row = 24, .ws_col = 80};
+        REQUIRE(openpty(&master, &slave, NULL, NULL, &ws) == 0);
+        struct dmo_output *o = open_text(slave);
+        REQUIRE(o);
+        struct dmo_scene sc = writing_scene(0.5);
+        o->ops->render(o, &sc, false);
+        const char *s = drain(master);
+        CHECK_STR_CONTAINS(s, "#####");
+        for (const char *c = s; *c; c++)
+                CHECK(((unsigned char)*c) < 0x80);
+        o->ops->close(o);
+        close(slave);
+        s = drain(master);
+        CHECK_STR_CONTAINS(s, "\n"); /* an unfinished line is ended at close */
+        close(master);
+}
+
+static void test_tty_failure_shows_the_detail_on_its_own_line(void)
+{
+        setlocale(LC_ALL, "C.UTF-8");
+        int master, slave;
+        REQUIRE(openpty(&master, &slave, NULL, NULL, NULL) == 0);
+        struct dmo_output *o = open_text(slave);
+        REQUIRE(o);
+        struct dmo_scene sc = writing_scene(0.3);
+        sc.progress.phase = DMO_PHASE_FAILED;
+        snprintf(sc.detail, sizeof(sc.detail), "Writing to /dev/vda2 failed: no space left.");
+        o->ops->render(o, &sc, false);
+        const char *s = drain(master);
+        CHECK_STR_CONTAINS(s, "Something went wrong");
+        CHECK_STR_CONTAINS(s, "\nWriting to /dev/vda2 failed: no space left.");
+        o->ops->close(o);
+        close(slave);
+        close(master);
+}
+
+static void test_tty_password_dialog_shows_bullets_not_text(void)
+{
+        setlocale(LC_ALL, "C.UTF-8");
+        int master, slave;
+        REQUIRE(openpty(&master, &slave, NULL, NULL, NULL) == 0);
+        struct dmo_output *o = open_text(slave);
+        REQUIRE(o);
+        struct dmo_scene sc = writing_scene(0.3);
+        sc.dialog.kind = DMO_DIALOG_PASSWORD;
+        snprintf(sc.dialog.prompt, sizeof(sc.dialog.prompt), "Passphrase:");
+        sc.dialog.bullets = 3;
+        o->ops->render(o, &sc, false);
+        const char *s = drain(master);
+        CHECK_STR_CONTAINS(s, "Passphrase: \u2022\u2022\u2022\033[K");
+        CHECK(strstr(s, "\u2022\u2022\u2022\u2022") == NULL);
+        o->ops->close(o);
+        close(slave);
+        close(master);
+}
+
+DMO_TEST_MAIN(T(test_log_of_a_100000_page_run_has_start_each_tenth_once_and_totals),
+              T(test_log_of_an_aborted_run_says_how_far_it_got),
+              T(test_tty_redraws_one_line_with_percent_rate_and_time),
+              T(test_tty_without_utf8_draws_hashes),
+              T(test_tty_failure_shows_the_detail_on_its_own_line),
+              T(test_tty_password_dialog_shows_bullets_not_text))
