@@ -1,0 +1,77 @@
+/* config: /etc/dormouse.conf, and suspend-utils' suspend.conf keys.
+ *
+ * Format: one `key = value` (or `key: value`) per line, `#` comments. Keys
+ * are compared case-insensitively with spaces, '-' and '_' treated alike, so
+ * "resume device", "resume-device" and "resume_device" are one key. Keys that
+ * suspend-utils knew but dormouse has no use for are accepted and reported as
+ * ignored; unknown keys are reported and skipped; nothing in a config file
+ * can crash the parser (it is fuzzed).
+ *
+ * Parsing never prints: problems are returned as notes for the CLI to show.
+ */
+#ifndef DMO_CLI_CONFIG_H
+#define DMO_CLI_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec/codec.h"
+#include "engine/engine.h"
+
+struct dmo_config {
+        char resume_device[256];
+        int64_t resume_offset;  /* pages; < 0: not set */
+        int64_t image_size;     /* bytes; < 0: not set */
+        bool compress_set;
+        enum dmo_compress compress;
+        int compress_level;
+        bool shutdown_set;
+        enum dmo_shutdown shutdown;
+        unsigned threads;       /* 0: one per CPU */
+        char splash[64];        /* "kms", "fbdev", "text", "none", "png:DIR"; "" = automatic */
+        char theme[128];
+        int resume_timeout_ms;  /* how long resume waits for the device; < 0: not set */
+};
+
+enum dmo_config_note_kind {
+        DMO_NOTE_UNKNOWN_KEY,  /* key not known: skipped */
+        DMO_NOTE_IGNORED_KEY,  /* suspend-utils key dormouse does not use */
+        DMO_NOTE_BAD_VALUE,    /* value not understood: key left at its default */
+        DMO_NOTE_SYNTAX,       /* line is not `key = value` */
+};
+
+struct dmo_config_note {
+        enum dmo_config_note_kind kind;
+        unsigned line;
+        char key[48];
+        char value[48];
+};
+
+#define DMO_CONFIG_MAX_NOTES 32
+
+struct dmo_config_notes {
+        struct dmo_config_note note[DMO_CONFIG_MAX_NOTES];
+        unsigned count;   /* notes stored */
+        unsigned dropped; /* notes that did not fit */
+};
+
+void dmo_config_init(struct dmo_config *cfg);
+
+/* Parses text of `len` bytes (need not be NUL-terminated) into cfg, which
+ * keeps the values it had for keys the text does not set. Returns 0; notes
+ * say what was skipped. */
+int dmo_config_parse(struct dmo_config *cfg, const char *text, size_t len,
+                     struct dmo_config_notes *notes);
+
+/* Reads and parses a file. -ENOENT when it does not exist (the caller decides
+ * whether that matters), other -errno when it cannot be read, -EFBIG over 1 MiB. */
+int dmo_config_load(struct dmo_config *cfg, const char *path, struct dmo_config_notes *notes);
+
+/* "256M", "1G", "4096", "1.5GiB" → bytes. -EINVAL when not a size. */
+int dmo_parse_size(const char *s, uint64_t *bytes);
+
+int dmo_shutdown_parse(const char *s, enum dmo_shutdown *out);
+const char *dmo_shutdown_name(enum dmo_shutdown s);
+
+#endif

@@ -1,0 +1,141 @@
+#include "cli/config.h"
+
+#include <errno.h>
+
+#include "tests/testlib.h"
+
+static void parse(struct dmo_config *cfg, struct dmo_config_notes *notes, const char *text)
+{
+        dmo_config_init(cfg);
+        memset(notes, 0, sizeof(*notes));
+        dmo_config_parse(cfg, text, strlen(text), notes);
+}
+
+static void suspend_utils_keys_are_understood(void)
+{
+        struct dmo_config cfg;
+        struct dmo_config_notes notes;
+        parse(&cfg, &notes,
+              "# comment\n"
+              "resume device = /dev/sda2\n"
+              "resume offset = 34816\n"
+              "image size = 3500000000\n"
+              "compress = n\n"
+              "shutdown method = reboot\n");
+        CHECK(strcmp(cfg.resume_device, "/dev/sda2") == 0);
+        CHECK_INT(cfg.resume_offset, ==, 34816);
+        CHECK_INT(cfg.image_size, ==, 3500000000ll);
+        CHECK_INT(cfg.compress, ==, DMO_COMPRESS_NONE);
+        CHECK_INT(cfg.shutdown, ==, DMO_SHUTDOWN_REBOOT);
+        CHECK_INT(notes.count, ==, 0);
+}
+
+static void key_spellings_are_equivalent(void)
+{
+        struct dmo_config cfg;
+        struct dmo_config_notes notes;
+        parse(&cfg, &notes, "Resume_Device: /dev/vda\nRESUME-OFFSET=7\n  compress  =  zstd  \n");
+        CHECK(strcmp(cfg.resume_device, "/dev/vda") == 0);
+        CHECK_INT(cfg.resume_offset, ==, 7);
+        CHECK_INT(cfg.compress, ==, DMO_COMPRESS_ZSTD);
+        CHECK_INT(notes.count, ==, 0);
+}
+
+static void ignored_and_unknown_keys_are_reported_with_line_numbers(void)
+{
+        struct dmo_config cfg;
+        struct dmo_config_notes notes;
+        parse(&cfg, &notes, "snapshot device = /dev/snapshot\n\nfrobnicate = 3\n");
+        REQUIRE(notes.count == 2);
+        CHECK_INT(notes.note[0].kind, ==, DMO_NOTE_IGNORED_KEY);
+        CHECK_INT(notes.note[0].line, ==, 1);
+        CHECK_INT(notes.note[1].kind, ==, DMO_NOTE_UNKNOWN_KEY);
+        CHECK_INT(notes.note[1].line, ==, 3);
+        CHECK(strcmp(notes.note[1].key, "frobnicate") == 0);
+}
+
+static void bad_values_keep_defaults(void)
+{
+        struct dmo_config cfg;
+        struct dmo_config_notes notes;
+        parse(&cfg, &notes,
+              "compress = brotli\nresume offset = -5\nimage size = lots\nshutdown = "
+              "explode\ntheme = ../../etc\nthreads = 9999\n");
+        CHECK_INT(cfg.compress, ==, DMO_COMPRESS_LZ4);
+        CHECK_INT(cfg.resume_offset, ==, -1);
+        CHECK_INT(cfg.image_size, ==, -1);
+        CHECK_INT(cfg.shutdown, ==, DMO_SHUTDOWN_PLATFORM);
+        CHECK(cfg.theme[0] == '\0');
+        CHECK_INT(cfg.threads, ==, 0);
+        CHECK_INT(notes.count, ==, 6);
+        for (unsigned i = 0; i < notes.count; i++)
+                CHECK_INT(notes.note[i].kind, ==, DMO_NOTE_BAD_VALUE);
+}
+
+static void lines_without_separator_are_syntax_notes(void)
+{
+        struct dmo_config cfg;
+        struct dmo_config_notes notes;
+        parse(&cfg, &notes, "just words\n= value without key\n");
+        CHECK_INT(notes.count, ==, 2);
+        CHECK_INT(notes.note[0].kind, ==, DMO_NOTE_SYNTAX);
+}
+
+static void embedded_nul_and_overlong_values_are_refused(void)
+{
+        struct dmo_config cfg;
+        struct dmo_config_notes notes = {0};
+        char text[2048];
+        memset(text, 'x', sizeof(text));
+        memcpy(text, "resume device = ", 16);
+        dmo_config_init(&cfg);
+        dmo_config_parse(&cfg, text, sizeof(text), &notes);
+        CHECK(cfg.resume_device[0] == '\0');
+        CHECK_INT(notes.count, ==, 1);
+
+        static const char nul[] = "resume device = /dev/a\0b\n";
+        dmo_config_init(&cfg);
+        memset(&notes, 0, sizeof(notes));
+        dmo_config_parse(&cfg, nul, sizeof(nul) - 1, &notes);
+        CHECK(cfg.resume_device[0] == '\0');
+}
+
+static void many_problems_do_not_overflow_the_notes(void)
+{
+        struct dmo_config cfg;
+        struct dmo_config_notes notes;
+        char text[4096] = "";
+        for (int i = 0; i < 100; i++)
+                strcat(text, "bogus = 1\n");
+        parse(&cfg, &notes, text);
+        CHECK_INT(notes.count, ==, DMO_CONFIG_MAX_NOTES);
+        CHECK_INT(notes.dropped, ==, 100 - DMO_CONFIG_MAX_NOTES);
+}
+
+static void sizes_parse_with_units(void)
+{
+        uint64_t b;
+        CHECK(dmo_parse_size("4096", &b) == 0 && b == 4096);
+        CHECK(dmo_parse_size("256M", &b) == 0 && b == 256ull << 20);
+        CHECK(dmo_parse_size("1GiB", &b) == 0 && b == 1ull << 30);
+        CHECK(dmo_parse_size("1.5k", &b) == 0 && b == 1536);
+        CHECK(dmo_parse_size("12Q", &b) == -EINVAL);
+        CHECK(dmo_parse_size("", &b) == -EINVAL);
+        CHECK(dmo_parse_size("-1", &b) == -EINVAL);
+        CHECK(dmo_parse_size("1e30T", &b) == -ERANGE);
+}
+
+static void missing_file_is_enoent(void)
+{
+        struct dmo_config cfg;
+        dmo_config_init(&cfg);
+        CHECK_INT(dmo_config_load(&cfg, "/nonexistent/dormouse.conf", NULL), ==, -ENOENT);
+        CHECK_INT(dmo_config_load(&cfg, "/", NULL), ==, -EISDIR);
+}
+
+DMO_TEST_MAIN(T(suspend_utils_keys_are_understood), T(key_spellings_are_equivalent),
+              T(ignored_and_unknown_keys_are_reported_with_line_numbers),
+              T(bad_values_keep_defaults), T(lines_without_separator_are_syntax_notes),
+              T(embedded_nul_and_overlong_values_are_refused),
+              T(many_problems_do_not_overflow_the_notes), T(sizes_parse_with_units),
+              T(missing_file_is_enoent))
