@@ -1,3 +1,12 @@
 # kernel: sources and tests of this module
 noinst_LIBRARIES += kernel/libdmo-kernel.a
-kernel_libdmo_kernel_a_SOURCES =
+kernel_libdmo_kernel_a_SOURCES = kernel/snapshot.h \
+	kernel/snapshot_dev.c kernel/snapshot_dev.h \
+	kernel/faults.c kernel/faults.h \
+	kernel/blockdev.c kernel/blockdev.h \
+	kernel/swap_area.c kernel/swap_area.h \
+	kernel/sim_pages.c kernel/sim_pages.h \
+	kernel/sim_kernel.c kernel/sim_kernel.h \
+	kernel/cmdline.c kernel/cmdline.h
+
+DMO_KERNEL_TEST_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)

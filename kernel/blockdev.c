@@ -1,0 +1,150 @@
+#include "kernel/blockdev.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernel/faults.h"
+#include "util/cleanup.h"
+
+struct dmo_blockdev {
+        int fd;
+        uint64_t size;
+        dev_t rdev;
+        const struct dmo_fault_plan *faults;
+        uint64_t reads, writes; /* calls so far, for eio-*@N */
+        char path[];
+};
+
+int dmo_blockdev_open(const char *path, bool writable, const struct dmo_fault_plan *faults,
+                      struct dmo_blockdev **out)
+{
+        if (!path || !out)
+                return -EINVAL;
+        _cleanup_close_ int fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        uint64_t size;
+        dev_t rdev = 0;
+        if (S_ISBLK(st.st_mode)) {
+                if (ioctl(fd, BLKGETSIZE64, &size) < 0)
+                        return -errno;
+                rdev = st.st_rdev;
+        } else if (S_ISREG(st.st_mode)) {
+                size = (uint64_t)st.st_size;
+        } else {
+                return -ENOTBLK;
+        }
+
+        size_t plen = strlen(path) + 1;
+        struct dmo_blockdev *d = calloc(1, sizeof(*d) + plen);
+        if (!d)
+                return -ENOMEM;
+        memcpy(d->path, path, plen);
+        d->fd = dmo_steal_fd(fd);
+        d->size = size;
+        d->rdev = rdev;
+        d->faults = faults;
+        *out = d;
+        return 0;
+}
+
+static int check_range(const struct dmo_blockdev *d, size_t len, uint64_t off)
+{
+        if (off > d->size || len > d->size - off)
+                return -ENXIO;
+        return 0;
+}
+
+int dmo_blockdev_pread(struct dmo_blockdev *d, void *buf, size_t len, uint64_t off)
+{
+        uint64_t n;
+        d->reads++;
+        if (dmo_fault_eio_read_at(d->faults, &n) && d->reads == n)
+                return -EIO;
+        int r = check_range(d, len, off);
+        if (r < 0)
+                return r;
+        uint8_t *p = buf;
+        while (len > 0) {
+                ssize_t got = pread(d->fd, p, len, (off_t)off);
+                if (got < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (got == 0)
+                        return -ENXIO; /* the file shrank under us */
+                p += got;
+                len -= (size_t)got;
+                off += (uint64_t)got;
+        }
+        return 0;
+}
+
+int dmo_blockdev_pwrite(struct dmo_blockdev *d, const void *buf, size_t len, uint64_t off)
+{
+        uint64_t n;
+        d->writes++;
+        if (dmo_fault_eio_write_at(d->faults, &n) && d->writes == n)
+                return -EIO;
+        int r = check_range(d, len, off);
+        if (r < 0)
+                return r;
+        bool halve = dmo_fault_short_write(d->faults);
+        const uint8_t *p = buf;
+        while (len > 0) {
+                size_t chunk = len;
+                if (halve && chunk > 1)
+                        chunk /= 2;
+                ssize_t put = pwrite(d->fd, p, chunk, (off_t)off);
+                if (put < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (put == 0)
+                        return -ENXIO;
+                p += put;
+                len -= (size_t)put;
+                off += (uint64_t)put;
+        }
+        return 0;
+}
+
+int dmo_blockdev_sync(struct dmo_blockdev *d)
+{
+        return fsync(d->fd) < 0 ? -errno : 0;
+}
+
+uint64_t dmo_blockdev_size(const struct dmo_blockdev *d)
+{
+        return d->size;
+}
+
+const char *dmo_blockdev_path(const struct dmo_blockdev *d)
+{
+        return d->path;
+}
+
+dev_t dmo_blockdev_rdev(const struct dmo_blockdev *d)
+{
+        return d->rdev;
+}
+
+void dmo_blockdev_free(struct dmo_blockdev *d)
+{
+        if (!d)
+                return;
+        close(d->fd);
+        free(d);
+}

@@ -1,0 +1,40 @@
+/* blockdev: the resume device (a swap partition, or for the simulated kernel
+ * a plain file) opened for positioned I/O that never stops half way.
+ *
+ * Contract:
+ * - Owns one file descriptor and the fault counters of its plan.
+ * - pread/pwrite move exactly len bytes or fail: short transfers are looped
+ *   over, EINTR is retried. Any access that reaches past the end of the
+ *   device (as measured at open, or because the file shrank since) fails
+ *   with -ENXIO, the one code for "outside the device"; nothing is ever
+ *   extended.
+ * - Honours the fault plan (eio-read@N, eio-write@N count calls, 1-based;
+ *   short-write halves every write(2)). The plan is borrowed and must outlive
+ *   the device.
+ * - Allocates only in dmo_blockdev_open(); no other call allocates, so the
+ *   device is usable after the snapshot. Never prints.
+ */
+#ifndef DMO_KERNEL_BLOCKDEV_H
+#define DMO_KERNEL_BLOCKDEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct dmo_fault_plan;
+struct dmo_blockdev;
+
+int dmo_blockdev_open(const char *path, bool writable, const struct dmo_fault_plan *faults,
+                      struct dmo_blockdev **out);
+int dmo_blockdev_pread(struct dmo_blockdev *d, void *buf, size_t len, uint64_t off);
+int dmo_blockdev_pwrite(struct dmo_blockdev *d, const void *buf, size_t len, uint64_t off);
+/* Data and metadata reach stable storage (fsync). */
+int dmo_blockdev_sync(struct dmo_blockdev *d);
+uint64_t dmo_blockdev_size(const struct dmo_blockdev *d);
+const char *dmo_blockdev_path(const struct dmo_blockdev *d);
+/* st_rdev of a block device; 0 for a regular file. */
+dev_t dmo_blockdev_rdev(const struct dmo_blockdev *d);
+void dmo_blockdev_free(struct dmo_blockdev *d);
+
+#endif

@@ -1,0 +1,71 @@
+/* sim_kernel: a simulated kernel behind the snapshot ops table, for tests
+ * and the demo. It keeps the real kernel's rules and traps so the engine is
+ * tested against them, and it checks at restore that every page came back.
+ *
+ * Hibernate mode: set_swap_area reads the swap header of t->path at
+ * t->header_page (in the sim's page size) and accepts only an active-looking
+ * area of the sim's page size (SWAPSPACE2, or a hibernation signature over
+ * one), else -ENODEV. alloc_swap_page hands out byte offsets
+ * (header_page + slot) * page_size, slots 1..last_page, in clusters of 256
+ * slots visited in a seeded, non-adjacent order, never twice; -ENOSPC when
+ * the area is full or once the plan's enospc@N slots are held
+ * (free_swap_pages forgets them all, so a retry meets the same limit, like
+ * a small swap area would). create_image needs freeze (-EPERM) and returns
+ * in_suspend = 1; the "second return" (in_suspend = 0) belongs to the
+ * resume process: there, atomic_restore returning 0 means "back from
+ * create_image with in_suspend = 0". read before create_image is -ENODATA;
+ * unfreeze while an image is ready silently does nothing, exactly like the
+ * kernel, so a missing free_image shows up in the engine's tests.
+ * The image is size_bytes (or less, down to half of it, when a smaller
+ * pref_image_size was asked for) and starts with a header page.
+ *
+ * Resume mode: write_page takes pages back in order; page 0 must be a sim
+ * header made by the same identity with the same seed and page size
+ * (-EINVAL otherwise, like the kernel's header check); pages past the count
+ * are -EFBIG. Every page is compared on the fly; atomic_restore (needs
+ * freeze, -EPERM) gives -ENODATA if pages are missing, -EILSEQ if one
+ * differed (dmo_sim_kernel_first_mismatch() says where), 0 if bit-exact.
+ *
+ * checkpoint(cp) with crash@cp in the plan raises SIGKILL at once: the
+ * process dies as a machine losing power would, nothing flushed (stdio
+ * buffers included). power_off records the fact and returns 0; every later
+ * call except free then fails with -ESHUTDOWN.
+ *
+ * Contract: all memory is allocated in dmo_sim_kernel_new(); only
+ * set_swap_area does file I/O (reading the header before the freeze).
+ * Never prints.
+ */
+#ifndef DMO_KERNEL_SIM_KERNEL_H
+#define DMO_KERNEL_SIM_KERNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/snapshot.h"
+
+struct dmo_fault_plan;
+
+struct dmo_sim_params {
+        uint64_t size_bytes;                 /* image size, >= 2 pages */
+        uint64_t seed;                       /* page contents and allocation order */
+        const struct dmo_fault_plan *faults; /* borrowed; may be NULL */
+        const char *release_override;        /* pretend to be another kernel; NULL: uname */
+        uint32_t page_size;                  /* 0: the system's */
+};
+
+int dmo_sim_kernel_new(const struct dmo_sim_params *p, enum dmo_snapshot_mode mode,
+                       struct dmo_snapshot **out);
+
+/* The plan the sim was made with, so the engine opens its blockdev with it. */
+const struct dmo_fault_plan *dmo_sim_kernel_faults(struct dmo_snapshot *s);
+
+/* Resume mode: where the first differing page was. -ENOENT if none. */
+int dmo_sim_kernel_first_mismatch(struct dmo_snapshot *s, uint64_t *page, uint32_t *byte_offset);
+
+/* Pages written back so far (resume) or read so far (hibernate). */
+uint64_t dmo_sim_kernel_pages_moved(struct dmo_snapshot *s);
+
+bool dmo_sim_kernel_frozen(struct dmo_snapshot *s);
+bool dmo_sim_kernel_powered_off(struct dmo_snapshot *s);
+
+#endif

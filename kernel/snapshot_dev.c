@@ -1,0 +1,343 @@
+#include "kernel/snapshot_dev.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+
+_Static_assert(sizeof(struct resume_swap_area) == 12, "resume_swap_area is packed, 12 bytes");
+_Static_assert(SNAPSHOT_SET_SWAP_AREA == 0x400C330D, "ioctl number as in the uapi table");
+_Static_assert(SNAPSHOT_CREATE_IMAGE == 0x40043311, "ioctl number as in the uapi table");
+_Static_assert(SNAPSHOT_ALLOC_SWAP_PAGE == 0x80083314, "ioctl number as in the uapi table");
+
+struct snapdev {
+        struct dmo_snapshot base;
+        int fd;
+        bool ready;        /* an image exists in the kernel (ours to FREE) */
+        bool platform_off; /* the engine chose shutdown mode */
+};
+
+static struct snapdev *to_dev(struct dmo_snapshot *s)
+{
+        return (struct snapdev *)s;
+}
+
+static int xioctl(struct snapdev *d, unsigned long req, unsigned long arg)
+{
+        for (;;) {
+                if (ioctl(d->fd, req, arg) == 0)
+                        return 0;
+                if (errno != EINTR)
+                        return -errno;
+        }
+}
+
+int dmo_snapshot_encode_dev(unsigned int major, unsigned int minor, uint32_t *out)
+{
+        if (major > 0xfff || minor > 0xfffff)
+                return -EOVERFLOW;
+        *out = (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
+        return 0;
+}
+
+int dmo_snapshot_swap_area_encode(const struct dmo_swap_target *t, struct resume_swap_area *out)
+{
+        if (!t || t->dev == 0)
+                return -EINVAL;
+        if (t->header_page > (uint64_t)INT64_MAX)
+                return -EOVERFLOW;
+        uint32_t dev;
+        int r = dmo_snapshot_encode_dev(major(t->dev), minor(t->dev), &dev);
+        if (r < 0)
+                return r;
+        memset(out, 0, sizeof(*out));
+        out->offset = (__kernel_loff_t)t->header_page;
+        out->dev = dev;
+        return 0;
+}
+
+static int dev_set_swap_area(struct dmo_snapshot *s, const struct dmo_swap_target *t)
+{
+        struct resume_swap_area a;
+        int r = dmo_snapshot_swap_area_encode(t, &a);
+        if (r < 0)
+                return r;
+        return xioctl(to_dev(s), SNAPSHOT_SET_SWAP_AREA, (unsigned long)&a);
+}
+
+static int dev_freeze(struct dmo_snapshot *s)
+{
+        return xioctl(to_dev(s), SNAPSHOT_FREEZE, 0);
+}
+
+static int dev_free_image(struct dmo_snapshot *s)
+{
+        struct snapdev *d = to_dev(s);
+        int r = xioctl(d, SNAPSHOT_FREE, 0);
+        if (r == 0)
+                d->ready = false;
+        return r;
+}
+
+static int dev_unfreeze(struct dmo_snapshot *s)
+{
+        struct snapdev *d = to_dev(s);
+        /* UNFREEZE is ignored while an image is ready. */
+        if (d->ready) {
+                int r = dev_free_image(s);
+                if (r < 0)
+                        return r;
+        }
+        return xioctl(d, SNAPSHOT_UNFREEZE, 0);
+}
+
+static int dev_pref_image_size(struct dmo_snapshot *s, uint64_t bytes)
+{
+        return xioctl(to_dev(s), SNAPSHOT_PREF_IMAGE_SIZE, (unsigned long)bytes);
+}
+
+static int dev_create_image(struct dmo_snapshot *s, int *in_suspend)
+{
+        struct snapdev *d = to_dev(s);
+        int v = 0;
+        int r = xioctl(d, SNAPSHOT_CREATE_IMAGE, (unsigned long)&v);
+        if (r < 0)
+                return r;
+        /* Both returns leave an image to FREE: the saved one, or the
+         * restored kernel's leftovers. */
+        d->ready = true;
+        *in_suspend = v;
+        return 0;
+}
+
+static int dev_get_image_size(struct dmo_snapshot *s, uint64_t *bytes)
+{
+        __kernel_loff_t v = 0;
+        int r = xioctl(to_dev(s), SNAPSHOT_GET_IMAGE_SIZE, (unsigned long)&v);
+        if (r == 0)
+                *bytes = (uint64_t)v;
+        return r;
+}
+
+static ssize_t dev_read_page(struct dmo_snapshot *s, void *buf, size_t len)
+{
+        for (;;) {
+                ssize_t n = read(to_dev(s)->fd, buf, len);
+                if (n >= 0)
+                        return n;
+                if (errno != EINTR)
+                        return -errno;
+        }
+}
+
+static ssize_t dev_write_page(struct dmo_snapshot *s, const void *buf, size_t len)
+{
+        struct snapdev *d = to_dev(s);
+        for (;;) {
+                ssize_t n = write(d->fd, buf, len);
+                if (n >= 0) {
+                        /* Once the last page is in, the kernel marks the image
+                         * ready; assume it may be as soon as anything arrived. */
+                        d->ready = true;
+                        return n;
+                }
+                if (errno != EINTR)
+                        return -errno;
+        }
+}
+
+static int dev_alloc_swap_page(struct dmo_snapshot *s, uint64_t *byte_offset)
+{
+        __kernel_loff_t v = 0;
+        int r = xioctl(to_dev(s), SNAPSHOT_ALLOC_SWAP_PAGE, (unsigned long)&v);
+        if (r == 0)
+                *byte_offset = (uint64_t)v;
+        return r;
+}
+
+static int dev_free_swap_pages(struct dmo_snapshot *s)
+{
+        return xioctl(to_dev(s), SNAPSHOT_FREE_SWAP_PAGES, 0);
+}
+
+static int dev_avail_swap(struct dmo_snapshot *s, uint64_t *bytes)
+{
+        __kernel_loff_t v = 0;
+        int r = xioctl(to_dev(s), SNAPSHOT_AVAIL_SWAP_SIZE, (unsigned long)&v);
+        if (r == 0)
+                *bytes = (uint64_t)v;
+        return r;
+}
+
+static int dev_atomic_restore(struct dmo_snapshot *s)
+{
+        return xioctl(to_dev(s), SNAPSHOT_ATOMIC_RESTORE, 0);
+}
+
+static int dev_platform_support(struct dmo_snapshot *s, bool enable)
+{
+        struct snapdev *d = to_dev(s);
+        int r = xioctl(d, SNAPSHOT_PLATFORM_SUPPORT, enable ? 1 : 0);
+        if (r == 0)
+                d->platform_off = !enable;
+        return r;
+}
+
+static int dev_power_off(struct dmo_snapshot *s)
+{
+        struct snapdev *d = to_dev(s);
+        if (!d->platform_off && xioctl(d, SNAPSHOT_PLATFORM_SUPPORT, 1) == 0)
+                (void)xioctl(d, SNAPSHOT_POWER_OFF, 0);
+        /* Still here: no platform support, or a wakeup event got in the way.
+         * Never sync: the disks must stay as the image expects them. */
+        reboot(RB_POWER_OFF);
+        return -errno;
+}
+
+static int dev_s2ram(struct dmo_snapshot *s)
+{
+        return xioctl(to_dev(s), SNAPSHOT_S2RAM, 0);
+}
+
+static void copy_field(char dst[65], const char *src)
+{
+        size_t n = strnlen(src, 64);
+        memcpy(dst, src, n);
+        dst[n] = '\0';
+}
+
+static int dev_identity(struct dmo_snapshot *s, struct dmo_kernel_identity *id)
+{
+        struct utsname u;
+        if (uname(&u) < 0)
+                return -errno;
+        memset(id, 0, sizeof(*id));
+        copy_field(id->sysname, u.sysname);
+        copy_field(id->release, u.release);
+        copy_field(id->version, u.version);
+        copy_field(id->machine, u.machine);
+        id->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+        return 0;
+}
+
+static void dev_checkpoint(struct dmo_snapshot *s, enum dmo_checkpoint cp)
+{
+}
+
+static void dev_free(struct dmo_snapshot *s)
+{
+        struct snapdev *d = to_dev(s);
+        /* close() is the kernel's abort: frees the image and swap, thaws. */
+        close(d->fd);
+        free(d);
+}
+
+static const struct dmo_snapshot_ops dev_ops = {
+    .set_swap_area = dev_set_swap_area,
+    .freeze = dev_freeze,
+    .unfreeze = dev_unfreeze,
+    .pref_image_size = dev_pref_image_size,
+    .create_image = dev_create_image,
+    .get_image_size = dev_get_image_size,
+    .read_page = dev_read_page,
+    .write_page = dev_write_page,
+    .alloc_swap_page = dev_alloc_swap_page,
+    .free_swap_pages = dev_free_swap_pages,
+    .avail_swap = dev_avail_swap,
+    .atomic_restore = dev_atomic_restore,
+    .free_image = dev_free_image,
+    .platform_support = dev_platform_support,
+    .power_off = dev_power_off,
+    .s2ram = dev_s2ram,
+    .identity = dev_identity,
+    .checkpoint = dev_checkpoint,
+    .free = dev_free,
+};
+
+int dmo_snapshot_open_dev(const char *path, enum dmo_snapshot_mode mode, struct dmo_snapshot **out)
+{
+        if (!out || (mode != DMO_SNAPSHOT_HIBERNATE && mode != DMO_SNAPSHOT_RESUME))
+                return -EINVAL;
+        if (!path)
+                path = DMO_SNAPSHOT_DEV_PATH;
+        int flags = (mode == DMO_SNAPSHOT_HIBERNATE ? O_RDONLY : O_WRONLY) | O_CLOEXEC;
+        _cleanup_close_ int fd = open(path, flags);
+        if (fd < 0) {
+                if (errno == EACCES)
+                        return -EPERM; /* the node is root's: same answer as the kernel's */
+                return -errno;
+        }
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISCHR(st.st_mode))
+                return -ENODEV;
+
+        struct snapdev *d = calloc(1, sizeof(*d));
+        if (!d)
+                return -ENOMEM;
+        d->base.ops = &dev_ops;
+        d->base.mode = mode;
+        d->base.simulated = false;
+        d->fd = dmo_steal_fd(fd);
+        *out = &d->base;
+        return 0;
+}
+
+static int read_small(const char *root, const char *rel, char *buf, size_t len)
+{
+        char path[4096];
+        if (!root || strcmp(root, "/") == 0)
+                root = "";
+        if ((size_t)snprintf(path, sizeof(path), "%s%s", root, rel) >= sizeof(path))
+                return -ENAMETOOLONG;
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = read(fd, buf, len - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        return 0;
+}
+
+static void set_detail(char *detail, size_t len, const char *s, size_t n)
+{
+        if (!detail || len == 0)
+                return;
+        if (n >= len)
+                n = len - 1;
+        memcpy(detail, s, n);
+        detail[n] = '\0';
+}
+
+int dmo_hibernation_disabled_reason(const char *sysfs_root, char *detail, size_t len)
+{
+        char buf[256];
+        set_detail(detail, len, "", 0);
+
+        /* "none integrity [confidentiality]": the bracketed word is in force. */
+        if (read_small(sysfs_root, "/sys/kernel/security/lockdown", buf, sizeof(buf)) == 0) {
+                char *open_b = strchr(buf, '['), *close_b = open_b ? strchr(open_b, ']') : NULL;
+                if (open_b && close_b && strncmp(open_b + 1, "none]", 5) != 0) {
+                        set_detail(detail, len, open_b + 1, (size_t)(close_b - open_b - 1));
+                        return DMO_HIB_LOCKDOWN;
+                }
+        }
+        int r = read_small(sysfs_root, "/sys/power/disk", buf, sizeof(buf));
+        if (r == -ENOENT)
+                return DMO_HIB_NOT_BUILT;
+        if (r == 0 && strstr(buf, "[disabled]"))
+                return DMO_HIB_DISABLED;
+        if (geteuid() != 0)
+                return DMO_HIB_NOT_PRIVILEGED;
+        return DMO_HIB_UNKNOWN;
+}
