@@ -1,0 +1,718 @@
+/* format: encoders and hardened decoders for the on-disk layouts. The
+ * offsets below are the spec (doc/image-format.md); keep the two in step. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "image/format.h"
+#include "image/le.h"
+
+static const char swap_magic_v1[DMO_SWAP_MAGIC_LEN] = "SWAPSPACE2";
+/* suspend-utils' signature: util-linux swapon rewrites it to a swap
+ * signature, the kernel's own resume ignores it. */
+static const char swap_magic_ul[DMO_SWAP_MAGIC_LEN] = "ULSUSPEND";
+static const char sig_magic[8] = {'D', 'O', 'R', 'M', 'O', 'U', 'S', 'E'};
+static const char header_magic[8] = {'D', 'M', 'O', 'I', 'M', 'A', 'G', 'E'};
+static const char map_magic[8] = {'D', 'M', 'O', 'E', 'X', 'T', 'N', 'T'};
+static const char chunk_magic[4] = {'D', 'M', 'O', 'C'};
+
+/* Swap header v1 fields (util-linux/kernel union swap_header), written in
+ * the host's byte order by mkswap. */
+enum {
+        SWAP_VERSION = 1024,
+        SWAP_LAST_PAGE = 1028,
+        SWAP_NR_BADPAGES = 1032,
+        SWAP_BADPAGES = 1536,
+};
+
+/* Signature block, at page_size - DMO_SIG_BLOCK_FROM_END. */
+enum {
+        S_MAGIC = 0,
+        S_MAJOR = 8,
+        S_MINOR = 10,
+        S_PAGE_SIZE = 12,
+        S_HEADER_OFFSET = 16,
+        S_HEADER_LEN = 24,
+        S_HEADER_HASH = 32,
+        S_ORIG_MAGIC = 40,
+        S_CSUM = 56,
+};
+
+/* Image header. */
+enum {
+        H_MAGIC = 0,
+        H_MAJOR = 8,
+        H_MINOR = 10,
+        H_LEN = 12,
+        H_CSUM = 16,
+        H_FLAGS = 24,
+        H_PAGE_SIZE = 28,
+        H_IMAGE_PAGES = 32,
+        H_COMPRESS = 40,
+        H_LEVEL = 44,
+        H_CHUNK_PAGES = 48,
+        H_CHUNK_COUNT = 56,
+        H_STREAM_LEN = 64,
+        H_MAP_OFFSET = 72,
+        H_MAP_PAGES = 80,
+        H_EXTENT_COUNT = 88,
+        H_MAP_HASH = 96,
+        H_START_NS = 104,
+        H_END_NS = 112,
+        H_WRITE_NS = 120,
+        H_RAW_BYTES = 128,
+        H_STORED_BYTES = 136,
+        H_ZERO_PAGES = 144,
+        H_SYSNAME = 160,
+        H_RELEASE = 225,
+        H_VERSION = 290,
+        H_MACHINE = 355,
+        H_CRYPTO = 512,
+        C_CIPHER = 0,
+        C_KDF = 4,
+        C_OPSLIMIT = 8,
+        C_MEMLIMIT = 16,
+        C_SALT = 24,
+        C_STREAM_HEADER = 40,
+        C_KEY_CHECK = 64,
+        C_SEALED_LEN = 96,
+        C_SEALED_KEY = 104,
+        H_FIXED_PREFIX = 24, /* magic, version, length, checksum: stable across majors */
+};
+
+#define IDENT_LEN 65
+
+/* Extent-map page. */
+enum {
+        M_MAGIC = 0,
+        M_INDEX = 8,
+        M_COUNT = 12,
+        M_NEXT = 16,
+        M_CSUM = 24,
+};
+
+/* Chunk header. */
+enum {
+        K_MAGIC = 0,
+        K_NPAGES = 4,
+        K_SEQ = 8,
+        K_ZERO_MAP = 16,
+        K_FLAGS = 24,
+        K_PAYLOAD_LEN = 28,
+        K_PAYLOAD_HASH = 32,
+        K_PAGES_HASH = 40,
+        K_CSUM = 48,
+};
+
+/* Compression levels are the codec's business; the format only keeps them
+ * within what zstd and LZ4 accept. */
+#define LEVEL_MIN (-(1 << 17))
+#define LEVEL_MAX 255
+
+static const char *const fault_ids[DMO_FAULT_COUNT] = {
+    [DMO_FAULT_NONE] = "none",
+    [DMO_FAULT_NOT_SWAP] = "not-swap",
+    [DMO_FAULT_FOREIGN] = "foreign-signature",
+    [DMO_FAULT_SIGNATURE] = "signature",
+    [DMO_FAULT_HEADER_IO] = "header-io",
+    [DMO_FAULT_HEADER_MAGIC] = "header-magic",
+    [DMO_FAULT_HEADER_CHECKSUM] = "header-checksum",
+    [DMO_FAULT_HEADER_FIELDS] = "header-fields",
+    [DMO_FAULT_VERSION] = "version",
+    [DMO_FAULT_ENCRYPTED] = "encrypted",
+    [DMO_FAULT_EXTENT_MAP] = "extent-map",
+    [DMO_FAULT_EXTENT_IO] = "extent-io",
+};
+
+const char *dmo_image_fault_id(enum dmo_image_fault f)
+{
+        if ((unsigned)f >= DMO_FAULT_COUNT)
+                return "unknown";
+        return fault_ids[f];
+}
+
+int dmo_image_check_page_size(uint32_t page_size)
+{
+        if (page_size < DMO_IMAGE_MIN_PAGE_SIZE || page_size > DMO_IMAGE_MAX_PAGE_SIZE)
+                return -EINVAL;
+        if (page_size & (page_size - 1))
+                return -EINVAL;
+        return 0;
+}
+
+/* xxh3-64 of buf[0..len) read as if the 8 bytes at skip were zero, so a
+ * checksum can live inside the bytes it covers. */
+static uint64_t hash_skipping(const uint8_t *buf, size_t len, size_t skip)
+{
+        static const uint8_t zeros[8];
+        XXH3_state_t st;
+
+        XXH3_64bits_reset(&st);
+        XXH3_64bits_update(&st, buf, skip);
+        XXH3_64bits_update(&st, zeros, sizeof(zeros));
+        XXH3_64bits_update(&st, buf + skip + 8, len - skip - 8);
+        return XXH3_64bits_digest(&st);
+}
+
+/* ---- signature block ---- */
+
+static uint32_t swap_u32(const uint8_t *page, size_t off, bool swapped)
+{
+        uint32_t v = dmo_get_le32(page + off);
+        return swapped ? __builtin_bswap32(v) : v;
+}
+
+/* A v1 swap header as mkswap writes it: version 1 in either byte order and
+ * a non-zero last page. *swapped tells the byte order for the other fields. */
+static bool swap_header_ok(const uint8_t *page, bool *swapped)
+{
+        uint32_t v = dmo_get_le32(page + SWAP_VERSION);
+        if (v == 1)
+                *swapped = false;
+        else if (__builtin_bswap32(v) == 1)
+                *swapped = true;
+        else
+                return false;
+        return swap_u32(page, SWAP_LAST_PAGE, *swapped) != 0;
+}
+
+static uint8_t *sig_block(uint8_t *page, uint32_t page_size)
+{
+        return page + page_size - DMO_SIG_BLOCK_FROM_END;
+}
+
+static const uint8_t *sig_block_c(const uint8_t *page, uint32_t page_size)
+{
+        return page + page_size - DMO_SIG_BLOCK_FROM_END;
+}
+
+static bool magic_is(const uint8_t *page, uint32_t page_size, const char magic[DMO_SWAP_MAGIC_LEN])
+{
+        return memcmp(page + page_size - DMO_SWAP_MAGIC_LEN, magic, DMO_SWAP_MAGIC_LEN) == 0;
+}
+
+static int sig_check_fields(const struct dmo_sig *s, uint32_t page_size)
+{
+        if (s->page_size != page_size)
+                return -EINVAL;
+        if (s->header_len != page_size)
+                return -EINVAL;
+        if (s->header_offset % page_size != 0)
+                return -EINVAL;
+        return 0;
+}
+
+int dmo_sig_parse(const uint8_t *page, uint32_t page_size, struct dmo_sig *out)
+{
+        if (dmo_image_check_page_size(page_size) < 0)
+                return -EINVAL;
+
+        bool swapped;
+        if (magic_is(page, page_size, swap_magic_v1))
+                return swap_header_ok(page, &swapped) ? -ENOENT : -ENODEV;
+        if (!magic_is(page, page_size, swap_magic_ul))
+                return -ENODEV;
+
+        const uint8_t *b = sig_block_c(page, page_size);
+        if (memcmp(b + S_MAGIC, sig_magic, sizeof(sig_magic)) != 0)
+                return -ENODEV; /* suspend-utils' own image, not ours */
+        if (XXH3_64bits(b, S_CSUM) != dmo_get_le64(b + S_CSUM))
+                return -EBADMSG;
+
+        struct dmo_sig s = {
+            .major = dmo_get_le16(b + S_MAJOR),
+            .minor = dmo_get_le16(b + S_MINOR),
+            .page_size = dmo_get_le32(b + S_PAGE_SIZE),
+            .header_offset = dmo_get_le64(b + S_HEADER_OFFSET),
+            .header_len = dmo_get_le32(b + S_HEADER_LEN),
+            .header_hash = dmo_get_le64(b + S_HEADER_HASH),
+        };
+        memcpy(s.orig_magic, b + S_ORIG_MAGIC, DMO_SWAP_MAGIC_LEN);
+
+        if (s.major == 0)
+                return -EBADMSG;
+        if (s.major > DMO_IMAGE_MAJOR)
+                return -EPROTONOSUPPORT;
+        if (sig_check_fields(&s, page_size) < 0)
+                return -EBADMSG;
+        if (memcmp(s.orig_magic, swap_magic_v1, DMO_SWAP_MAGIC_LEN) != 0)
+                return -EBADMSG;
+        *out = s;
+        return 0;
+}
+
+int dmo_sig_install(uint8_t *page, uint32_t page_size, const struct dmo_sig *sig)
+{
+        if (dmo_image_check_page_size(page_size) < 0 || sig_check_fields(sig, page_size) < 0)
+                return -EINVAL;
+
+        uint8_t orig[DMO_SWAP_MAGIC_LEN];
+        bool swapped;
+        if (magic_is(page, page_size, swap_magic_v1)) {
+                if (!swap_header_ok(page, &swapped))
+                        return -ENODEV;
+                /* The kernel reads nr_badpages entries from offset 1536: they
+                 * must end before our block or we would corrupt that list. */
+                uint64_t nbad = swap_u32(page, SWAP_NR_BADPAGES, swapped);
+                if (SWAP_BADPAGES + nbad * 4 > page_size - DMO_SIG_BLOCK_FROM_END)
+                        return -ENOSPC;
+                memcpy(orig, swap_magic_v1, sizeof(orig));
+        } else if (magic_is(page, page_size, swap_magic_ul) &&
+                   memcmp(sig_block(page, page_size), sig_magic, sizeof(sig_magic)) == 0) {
+                /* Ours already (a retried hibernation): keep the magic that was
+                 * there before the first install, never save "ULSUSPEND". */
+                memcpy(orig, swap_magic_v1, sizeof(orig));
+        } else {
+                return -ENODEV;
+        }
+
+        uint8_t *b = sig_block(page, page_size);
+        memset(b, 0, DMO_SIG_BLOCK_SIZE);
+        memcpy(b + S_MAGIC, sig_magic, sizeof(sig_magic));
+        dmo_put_le16(b + S_MAJOR, DMO_IMAGE_MAJOR);
+        dmo_put_le16(b + S_MINOR, DMO_IMAGE_MINOR);
+        dmo_put_le32(b + S_PAGE_SIZE, sig->page_size);
+        dmo_put_le64(b + S_HEADER_OFFSET, sig->header_offset);
+        dmo_put_le32(b + S_HEADER_LEN, sig->header_len);
+        dmo_put_le64(b + S_HEADER_HASH, sig->header_hash);
+        memcpy(b + S_ORIG_MAGIC, orig, sizeof(orig));
+        dmo_put_le64(b + S_CSUM, XXH3_64bits(b, S_CSUM));
+        memcpy(page + page_size - DMO_SWAP_MAGIC_LEN, swap_magic_ul, DMO_SWAP_MAGIC_LEN);
+        return 0;
+}
+
+int dmo_sig_remove(uint8_t *page, uint32_t page_size, int *changed)
+{
+        int dummy;
+        if (!changed)
+                changed = &dummy;
+        *changed = 0;
+        if (dmo_image_check_page_size(page_size) < 0)
+                return -EINVAL;
+
+        uint8_t *b = sig_block(page, page_size);
+        bool ours = memcmp(b, sig_magic, sizeof(sig_magic)) == 0;
+        bool swapped;
+
+        if (magic_is(page, page_size, swap_magic_v1)) {
+                if (!swap_header_ok(page, &swapped))
+                        return -ENODEV;
+                if (ours) {
+                        /* A stale block under a restored magic (swapon rewrote
+                         * it): tidy it so nobody mistakes it for live data. */
+                        memset(b, 0, DMO_SIG_BLOCK_SIZE);
+                        *changed = 1;
+                }
+                return 0;
+        }
+        if (!magic_is(page, page_size, swap_magic_ul) || !ours)
+                return -ENODEV;
+
+        /* Restore what was saved when the block is intact; a damaged block
+         * still comes off, because SWAPSPACE2 is the only magic we install
+         * over and a usable swap area matters more than the image. */
+        struct dmo_sig s;
+        const char *orig = swap_magic_v1;
+        if (dmo_sig_parse(page, page_size, &s) == 0)
+                orig = s.orig_magic;
+        memcpy(page + page_size - DMO_SWAP_MAGIC_LEN, orig, DMO_SWAP_MAGIC_LEN);
+        memset(b, 0, DMO_SIG_BLOCK_SIZE);
+        *changed = 1;
+        return 0;
+}
+
+/* ---- image header ---- */
+
+static bool ident_ok(const char *s)
+{
+        return memchr(s, '\0', IDENT_LEN) != NULL;
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+        return a / b + (a % b != 0);
+}
+
+int dmo_image_header_check(const struct dmo_image_header *h)
+{
+        if (dmo_image_check_page_size(h->page_size) < 0)
+                return -EINVAL;
+        const uint64_t ps = h->page_size;
+        if (h->image_pages == 0 || h->image_pages > DMO_IMAGE_MAX_PAGES)
+                return -EINVAL;
+        if (h->compress > DMO_COMPRESS_ZSTD)
+                return -EINVAL;
+        if (h->level < LEVEL_MIN || h->level > LEVEL_MAX)
+                return -EINVAL;
+        if (h->chunk_pages == 0 || h->chunk_pages > DMO_CHUNK_MAX_PAGES)
+                return -EINVAL;
+        if (h->chunk_count != div_up(h->image_pages, h->chunk_pages))
+                return -EINVAL;
+        /* Every chunk carries a header; payloads never exceed the raw pages. */
+        const uint64_t min_stream = h->chunk_count * DMO_CHUNK_HEADER_LEN;
+        if (h->stream_len < min_stream || h->stream_len > min_stream + h->image_pages * ps)
+                return -EINVAL;
+        const uint64_t stream_pages = div_up(h->stream_len, ps);
+        if (h->extent_count == 0 || h->extent_count > stream_pages)
+                return -EINVAL;
+        if (h->map_pages != dmo_map_pages_for(h->extent_count, h->page_size))
+                return -EINVAL;
+        if (h->map_offset % ps != 0)
+                return -EINVAL;
+        if (h->raw_bytes != h->image_pages * ps)
+                return -EINVAL;
+        if (h->zero_pages > h->image_pages)
+                return -EINVAL;
+        if (!ident_ok(h->identity.sysname) || !ident_ok(h->identity.release) ||
+            !ident_ok(h->identity.version) || !ident_ok(h->identity.machine))
+                return -EINVAL;
+        if (h->crypto.cipher > DMO_CIPHER_XCHACHA20POLY1305_SECRETSTREAM)
+                return -EINVAL;
+        if (h->crypto.kdf > DMO_KDF_SEALED_BOX)
+                return -EINVAL;
+        if (h->crypto.sealed_key_len > DMO_CRYPTO_SEALED_KEY_MAX)
+                return -EINVAL;
+        return 0;
+}
+
+static void put_ident(uint8_t *dst, const char *s)
+{
+        size_t n = strnlen(s, IDENT_LEN - 1);
+        memcpy(dst, s, n);
+}
+
+static void get_ident(char *dst, const uint8_t *src)
+{
+        memcpy(dst, src, IDENT_LEN);
+}
+
+int dmo_image_header_encode(uint8_t *page, uint32_t page_size, const struct dmo_image_header *h)
+{
+        if (dmo_image_header_check(h) < 0 || h->page_size != page_size)
+                return -EINVAL;
+
+        memset(page, 0, page_size);
+        memcpy(page + H_MAGIC, header_magic, sizeof(header_magic));
+        dmo_put_le16(page + H_MAJOR, DMO_IMAGE_MAJOR);
+        dmo_put_le16(page + H_MINOR, DMO_IMAGE_MINOR);
+        dmo_put_le32(page + H_LEN, DMO_IMAGE_HEADER_LEN);
+        dmo_put_le32(page + H_FLAGS, h->flags);
+        dmo_put_le32(page + H_PAGE_SIZE, h->page_size);
+        dmo_put_le64(page + H_IMAGE_PAGES, h->image_pages);
+        dmo_put_le32(page + H_COMPRESS, h->compress);
+        dmo_put_le32(page + H_LEVEL, (uint32_t)h->level);
+        dmo_put_le32(page + H_CHUNK_PAGES, h->chunk_pages);
+        dmo_put_le64(page + H_CHUNK_COUNT, h->chunk_count);
+        dmo_put_le64(page + H_STREAM_LEN, h->stream_len);
+        dmo_put_le64(page + H_MAP_OFFSET, h->map_offset);
+        dmo_put_le32(page + H_MAP_PAGES, h->map_pages);
+        dmo_put_le64(page + H_EXTENT_COUNT, h->extent_count);
+        dmo_put_le64(page + H_MAP_HASH, h->map_hash);
+        dmo_put_le64(page + H_START_NS, h->start_ns);
+        dmo_put_le64(page + H_END_NS, h->end_ns);
+        dmo_put_le64(page + H_WRITE_NS, h->write_ns);
+        dmo_put_le64(page + H_RAW_BYTES, h->raw_bytes);
+        dmo_put_le64(page + H_STORED_BYTES, h->stored_bytes);
+        dmo_put_le64(page + H_ZERO_PAGES, h->zero_pages);
+        put_ident(page + H_SYSNAME, h->identity.sysname);
+        put_ident(page + H_RELEASE, h->identity.release);
+        put_ident(page + H_VERSION, h->identity.version);
+        put_ident(page + H_MACHINE, h->identity.machine);
+
+        uint8_t *c = page + H_CRYPTO;
+        dmo_put_le32(c + C_CIPHER, h->crypto.cipher);
+        dmo_put_le32(c + C_KDF, h->crypto.kdf);
+        dmo_put_le64(c + C_OPSLIMIT, h->crypto.opslimit);
+        dmo_put_le64(c + C_MEMLIMIT, h->crypto.memlimit);
+        memcpy(c + C_SALT, h->crypto.salt, DMO_CRYPTO_SALT_LEN);
+        memcpy(c + C_STREAM_HEADER, h->crypto.stream_header, DMO_CRYPTO_STREAM_HEADER_LEN);
+        memcpy(c + C_KEY_CHECK, h->crypto.key_check, DMO_CRYPTO_KEY_CHECK_LEN);
+        dmo_put_le32(c + C_SEALED_LEN, h->crypto.sealed_key_len);
+        memcpy(c + C_SEALED_KEY, h->crypto.sealed_key, DMO_CRYPTO_SEALED_KEY_MAX);
+
+        dmo_put_le64(page + H_CSUM, hash_skipping(page, DMO_IMAGE_HEADER_LEN, H_CSUM));
+        return 0;
+}
+
+static int header_fail(enum dmo_image_fault *fault, enum dmo_image_fault f, int err)
+{
+        if (fault)
+                *fault = f;
+        return err;
+}
+
+int dmo_image_header_decode(const uint8_t *page, uint32_t page_size, struct dmo_image_header *out,
+                            enum dmo_image_fault *fault)
+{
+        if (fault)
+                *fault = DMO_FAULT_NONE;
+        if (dmo_image_check_page_size(page_size) < 0)
+                return -EINVAL;
+        if (memcmp(page + H_MAGIC, header_magic, sizeof(header_magic)) != 0)
+                return header_fail(fault, DMO_FAULT_HEADER_MAGIC, -EBADMSG);
+
+        /* Checksum before version: the fixed prefix is the same in every
+         * major, so a bit flip in the version reads as corruption, not as
+         * "made by a newer dormouse". */
+        const uint32_t len = dmo_get_le32(page + H_LEN);
+        if (len < H_FIXED_PREFIX || len > page_size)
+                return header_fail(fault, DMO_FAULT_HEADER_CHECKSUM, -EBADMSG);
+        if (hash_skipping(page, len, H_CSUM) != dmo_get_le64(page + H_CSUM))
+                return header_fail(fault, DMO_FAULT_HEADER_CHECKSUM, -EBADMSG);
+
+        struct dmo_image_header h = {
+            .major = dmo_get_le16(page + H_MAJOR),
+            .minor = dmo_get_le16(page + H_MINOR),
+            .header_len = len,
+        };
+        if (h.major == 0)
+                return header_fail(fault, DMO_FAULT_VERSION, -EBADMSG);
+        if (h.major > DMO_IMAGE_MAJOR)
+                return header_fail(fault, DMO_FAULT_VERSION, -EPROTONOSUPPORT);
+        if (len < DMO_IMAGE_HEADER_LEN)
+                return header_fail(fault, DMO_FAULT_HEADER_FIELDS, -EBADMSG);
+
+        h.flags = dmo_get_le32(page + H_FLAGS);
+        h.page_size = dmo_get_le32(page + H_PAGE_SIZE);
+        h.image_pages = dmo_get_le64(page + H_IMAGE_PAGES);
+        h.compress = dmo_get_le32(page + H_COMPRESS);
+        h.level = (int32_t)dmo_get_le32(page + H_LEVEL);
+        h.chunk_pages = dmo_get_le32(page + H_CHUNK_PAGES);
+        h.chunk_count = dmo_get_le64(page + H_CHUNK_COUNT);
+        h.stream_len = dmo_get_le64(page + H_STREAM_LEN);
+        h.map_offset = dmo_get_le64(page + H_MAP_OFFSET);
+        h.map_pages = dmo_get_le32(page + H_MAP_PAGES);
+        h.extent_count = dmo_get_le64(page + H_EXTENT_COUNT);
+        h.map_hash = dmo_get_le64(page + H_MAP_HASH);
+        h.start_ns = dmo_get_le64(page + H_START_NS);
+        h.end_ns = dmo_get_le64(page + H_END_NS);
+        h.write_ns = dmo_get_le64(page + H_WRITE_NS);
+        h.raw_bytes = dmo_get_le64(page + H_RAW_BYTES);
+        h.stored_bytes = dmo_get_le64(page + H_STORED_BYTES);
+        h.zero_pages = dmo_get_le64(page + H_ZERO_PAGES);
+        get_ident(h.identity.sysname, page + H_SYSNAME);
+        get_ident(h.identity.release, page + H_RELEASE);
+        get_ident(h.identity.version, page + H_VERSION);
+        get_ident(h.identity.machine, page + H_MACHINE);
+        h.identity.page_size = h.page_size;
+
+        const uint8_t *c = page + H_CRYPTO;
+        h.crypto.cipher = dmo_get_le32(c + C_CIPHER);
+        h.crypto.kdf = dmo_get_le32(c + C_KDF);
+        h.crypto.opslimit = dmo_get_le64(c + C_OPSLIMIT);
+        h.crypto.memlimit = dmo_get_le64(c + C_MEMLIMIT);
+        memcpy(h.crypto.salt, c + C_SALT, DMO_CRYPTO_SALT_LEN);
+        memcpy(h.crypto.stream_header, c + C_STREAM_HEADER, DMO_CRYPTO_STREAM_HEADER_LEN);
+        memcpy(h.crypto.key_check, c + C_KEY_CHECK, DMO_CRYPTO_KEY_CHECK_LEN);
+        h.crypto.sealed_key_len = dmo_get_le32(c + C_SEALED_LEN);
+        memcpy(h.crypto.sealed_key, c + C_SEALED_KEY, DMO_CRYPTO_SEALED_KEY_MAX);
+
+        if ((h.flags & DMO_IMAGE_F_INCOMPAT_MASK & ~DMO_IMAGE_F_INCOMPAT_KNOWN) ||
+            h.crypto.cipher != DMO_CIPHER_NONE)
+                return header_fail(fault, DMO_FAULT_ENCRYPTED, -EPROTONOSUPPORT);
+        if (h.page_size != page_size || dmo_image_header_check(&h) < 0)
+                return header_fail(fault, DMO_FAULT_HEADER_FIELDS, -EBADMSG);
+        *out = h;
+        return 0;
+}
+
+/* ---- extent map ---- */
+
+uint32_t dmo_map_entries_per_page(uint32_t page_size)
+{
+        return (page_size - DMO_MAP_PAGE_HEADER_LEN) / DMO_MAP_ENTRY_LEN;
+}
+
+uint64_t dmo_map_pages_for(uint64_t extents, uint32_t page_size)
+{
+        return div_up(extents, dmo_map_entries_per_page(page_size));
+}
+
+int dmo_map_page_encode(uint8_t *page, uint32_t page_size, uint32_t index, uint64_t next,
+                        const struct dmo_extent *entries, uint32_t count)
+{
+        if (dmo_image_check_page_size(page_size) < 0)
+                return -EINVAL;
+        if (count == 0 || count > dmo_map_entries_per_page(page_size))
+                return -EINVAL;
+
+        memset(page, 0, page_size);
+        memcpy(page + M_MAGIC, map_magic, sizeof(map_magic));
+        dmo_put_le32(page + M_INDEX, index);
+        dmo_put_le32(page + M_COUNT, count);
+        dmo_put_le64(page + M_NEXT, next);
+        for (uint32_t i = 0; i < count; i++) {
+                uint8_t *e = page + DMO_MAP_PAGE_HEADER_LEN + (size_t)i * DMO_MAP_ENTRY_LEN;
+                dmo_put_le64(e, entries[i].offset);
+                dmo_put_le64(e + 8, entries[i].pages);
+        }
+        dmo_put_le64(page + M_CSUM, hash_skipping(page, page_size, M_CSUM));
+        return 0;
+}
+
+int dmo_map_page_decode(const uint8_t *page, uint32_t page_size, uint32_t index,
+                        struct dmo_extent *out, uint32_t max, uint32_t *count, uint64_t *next)
+{
+        if (dmo_image_check_page_size(page_size) < 0)
+                return -EINVAL;
+        if (memcmp(page + M_MAGIC, map_magic, sizeof(map_magic)) != 0)
+                return -EBADMSG;
+        if (hash_skipping(page, page_size, M_CSUM) != dmo_get_le64(page + M_CSUM))
+                return -EBADMSG;
+        if (dmo_get_le32(page + M_INDEX) != index)
+                return -EBADMSG;
+        const uint32_t n = dmo_get_le32(page + M_COUNT);
+        if (n == 0 || n > dmo_map_entries_per_page(page_size) || n > max)
+                return -EBADMSG;
+        for (uint32_t i = 0; i < n; i++) {
+                const uint8_t *e = page + DMO_MAP_PAGE_HEADER_LEN + (size_t)i * DMO_MAP_ENTRY_LEN;
+                out[i].offset = dmo_get_le64(e);
+                out[i].pages = dmo_get_le64(e + 8);
+        }
+        *count = n;
+        *next = dmo_get_le64(page + M_NEXT);
+        return 0;
+}
+
+uint64_t dmo_map_scratch_len(const struct dmo_image_header *h)
+{
+        return h->extent_count + h->map_pages + 2;
+}
+
+static int extent_cmp(const void *a, const void *b)
+{
+        const struct dmo_extent *x = a, *y = b;
+        return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* Inside [0, device_size) and page aligned; overflow-safe. */
+static bool range_ok(const struct dmo_extent *e, uint64_t ps, uint64_t device_size)
+{
+        if (e->offset % ps != 0 || e->pages == 0)
+                return false;
+        if (e->pages > device_size / ps)
+                return false;
+        return e->offset <= device_size - e->pages * ps;
+}
+
+int dmo_extent_map_load(const struct dmo_image_header *h, const struct dmo_map_bounds *b,
+                        dmo_image_read_fn rd, void *rd_ctx, uint8_t *page_buf,
+                        struct dmo_extent *ext, struct dmo_extent *scratch)
+{
+        if (dmo_image_header_check(h) < 0)
+                return -EINVAL;
+        const uint64_t ps = h->page_size;
+        const struct dmo_extent swap_hdr = {b->swap_header_offset, 1};
+        const struct dmo_extent img_hdr = {b->header_offset, 1};
+        if (!range_ok(&swap_hdr, ps, b->device_size) || !range_ok(&img_hdr, ps, b->device_size))
+                return -EBADMSG;
+
+        XXH3_state_t st;
+        XXH3_64bits_reset(&st);
+        uint64_t n = 0, off = h->map_offset;
+        size_t m = 0;
+        for (uint32_t i = 0; i < h->map_pages; i++) {
+                const struct dmo_extent page = {off, 1};
+                if (!range_ok(&page, ps, b->device_size))
+                        return -EBADMSG;
+                int r = rd(rd_ctx, page_buf, ps, off);
+                if (r < 0)
+                        return r;
+                XXH3_64bits_update(&st, page_buf, ps);
+
+                uint32_t count;
+                uint64_t next;
+                uint64_t room = h->extent_count - n;
+                r = dmo_map_page_decode(page_buf, h->page_size, i, ext + n,
+                                        room > UINT32_MAX ? UINT32_MAX : (uint32_t)room, &count,
+                                        &next);
+                if (r < 0)
+                        return -EBADMSG;
+                n += count;
+                scratch[m++] = page;
+                bool last = i + 1 == h->map_pages;
+                if (last != (next == 0))
+                        return -EBADMSG;
+                off = next;
+        }
+        if (n != h->extent_count || XXH3_64bits_digest(&st) != h->map_hash)
+                return -EBADMSG;
+
+        uint64_t total = 0;
+        for (uint64_t i = 0; i < n; i++) {
+                if (!range_ok(&ext[i], ps, b->device_size))
+                        return -EBADMSG;
+                total += ext[i].pages; /* each <= device pages: cannot overflow */
+                scratch[m++] = ext[i];
+        }
+        if (total != div_up(h->stream_len, ps))
+                return -EBADMSG;
+
+        /* Nothing on disk may be claimed twice: not two extents, not an
+         * extent and a map page, not either of them and a header page. */
+        scratch[m++] = swap_hdr;
+        scratch[m++] = img_hdr;
+        qsort(scratch, m, sizeof(*scratch), extent_cmp);
+        for (size_t i = 0; i + 1 < m; i++)
+                if (scratch[i].offset + scratch[i].pages * ps > scratch[i + 1].offset)
+                        return -EBADMSG;
+        return 0;
+}
+
+/* ---- chunk headers ---- */
+
+void dmo_chunk_header_encode(uint8_t out[DMO_CHUNK_HEADER_LEN], const struct dmo_chunk *c)
+{
+        memcpy(out + K_MAGIC, chunk_magic, sizeof(chunk_magic));
+        dmo_put_le32(out + K_NPAGES, c->npages);
+        dmo_put_le64(out + K_SEQ, c->seq);
+        dmo_put_le64(out + K_ZERO_MAP, c->zero_map);
+        dmo_put_le32(out + K_FLAGS, c->flags);
+        dmo_put_le32(out + K_PAYLOAD_LEN, c->payload_len);
+        dmo_put_le64(out + K_PAYLOAD_HASH, c->payload_hash);
+        dmo_put_le64(out + K_PAGES_HASH, c->pages_hash);
+        dmo_put_le64(out + K_CSUM, XXH3_64bits(out, K_CSUM));
+}
+
+int dmo_chunk_header_decode(const uint8_t in[DMO_CHUNK_HEADER_LEN], uint32_t page_size,
+                            uint32_t chunk_pages, uint32_t compress, struct dmo_chunk *c)
+{
+        if (memcmp(in + K_MAGIC, chunk_magic, sizeof(chunk_magic)) != 0)
+                return -EBADMSG;
+        if (XXH3_64bits(in, K_CSUM) != dmo_get_le64(in + K_CSUM))
+                return -EBADMSG;
+
+        const uint32_t npages = dmo_get_le32(in + K_NPAGES);
+        const uint64_t zero_map = dmo_get_le64(in + K_ZERO_MAP);
+        const uint32_t flags = dmo_get_le32(in + K_FLAGS);
+        const uint32_t len = dmo_get_le32(in + K_PAYLOAD_LEN);
+        if (npages == 0 || npages > chunk_pages || chunk_pages > DMO_CHUNK_MAX_PAGES)
+                return -EBADMSG;
+        if (npages < 64 && (zero_map >> npages) != 0)
+                return -EBADMSG;
+        if (flags & ~DMO_CHUNK_COMPRESSED)
+                return -EBADMSG;
+
+        const uint64_t nz_bytes =
+            (uint64_t)(npages - (uint32_t)__builtin_popcountll(zero_map)) * page_size;
+        if (flags & DMO_CHUNK_COMPRESSED) {
+                /* The codec stores raw whenever compression does not pay. */
+                if (compress == DMO_COMPRESS_NONE || len == 0 || len >= nz_bytes)
+                        return -EBADMSG;
+        } else if (len != nz_bytes) {
+                return -EBADMSG;
+        }
+
+        c->npages = npages;
+        c->seq = dmo_get_le64(in + K_SEQ);
+        c->zero_map = zero_map;
+        c->flags = flags;
+        c->payload_len = len;
+        c->payload_hash = dmo_get_le64(in + K_PAYLOAD_HASH);
+        c->pages_hash = dmo_get_le64(in + K_PAGES_HASH);
+        return 0;
+}
