@@ -1,0 +1,161 @@
+#!/bin/sh
+# /init of the VM test initramfs (tests/vm/run.py packs it with busybox, the
+# kernel modules, the workload and dormouse).
+#
+# It plays the scenario named by vmtest= on the kernel command line and talks
+# to the host only through lines starting with "VMTEST:" on the serial
+# console. Whatever happens it ends with a power-off, so QEMU exits: PID 1
+# must never return (that panics, and with panic=-1 -no-reboot QEMU exits too,
+# but the host then reports a crash instead of a result).
+#
+# The rootfs is the initramfs itself (RAM), so everything in it, /tmp
+# included, is part of the hibernation image.
+
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /tmp /run
+mount -t tmpfs tmpfs /tmp
+
+say() { echo "VMTEST: $*"; }
+
+finish() {
+	say "POWEROFF"
+	sync
+	poweroff -f
+	# poweroff -f does not return; if it ever did, keep PID 1 alive.
+	while :; do sleep 10; done
+}
+
+arg() {
+	# value of NAME= on the kernel command line, or $2
+	for w in $(cat /proc/cmdline); do
+		case "$w" in "$1="*) echo "${w#*=}"; return ;; esac
+	done
+	echo "$2"
+}
+
+has_word() {
+	for w in $(cat /proc/cmdline); do [ "$w" = "$1" ] && return 0; done
+	return 1
+}
+
+load_modules() {
+	while read -r m; do
+		[ -n "$m" ] || continue
+		insmod "/lib/modules/$m" || say "MODULE failed $m"
+	done < /modules.order
+	# The disk appears asynchronously after virtio_blk loads.
+	i=0
+	while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -b /dev/vda ] || say "NO /dev/vda"
+}
+
+# The ten bytes at the end of page 0: SWAPSPACE2 for a plain swap area, the
+# kernel's S1SUSPEND, or whatever dormouse writes while an image is stored.
+signature() {
+	dd if=/dev/vda bs=1 skip=4086 count=10 2>/dev/null | tr -c 'A-Za-z0-9' '.'
+}
+
+start_workload() {
+	mkswap /dev/vda > /dev/null || say "MKSWAP failed"
+	swapon /dev/vda || say "SWAPON failed"
+	DMO_WORKLOAD_MIB=$(arg vmmib 150) /bin/workload &
+	WPID=$!
+	i=0
+	while [ ! -s /tmp/token ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	say "TOKEN $(cat /tmp/token 2>/dev/null)"
+	# let the counter run a little so the host sees it before and after
+	sleep 1
+}
+
+check_workload() {
+	rm -f /tmp/workload.verdict
+	kill -USR1 "$WPID" 2>/dev/null || touch /tmp/workload.check
+	i=0
+	while [ ! -s /tmp/workload.verdict ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s /tmp/workload.verdict ] || say "WORKLOAD no verdict (pid $WPID)"
+}
+
+after_swap_checks() {
+	say "SIG $(signature)"
+	say "BLKID $(blkid /dev/vda)"
+	if swapon /dev/vda; then say "SWAPON ok"; swapoff /dev/vda; else say "SWAPON failed"; fi
+}
+
+dormouse_hibernate() {
+	delay=$(arg vmdelay 0)
+	set -- hibernate --resume-device /dev/vda --splash=kms --shutdown platform
+	[ "$delay" != 0 ] && set -- "$@" --debug-step-delay "$delay"
+	say "DORMOUSE hibernate start: dormouse $*"
+	dormouse "$@"
+	rc=$?
+	# rc 0: we are in the restored system; 5: aborted and thawed.
+	say "DORMOUSE hibernate rc=$rc token=$(cat /tmp/token 2>/dev/null)"
+	check_workload
+	[ $rc = 5 ] && after_swap_checks
+}
+
+dormouse_resume() {
+	say "SIG $(signature)"
+	say "DORMOUSE resume start"
+	dormouse resume --resume-device /dev/vda --splash=kms
+	rc=$?
+	# Only reached when nothing was restored.
+	say "DORMOUSE resume rc=$rc"
+	after_swap_checks
+}
+
+kernel_hibernate() {
+	echo shutdown > /sys/power/disk
+	say "HIBERNATE start"
+	echo disk > /sys/power/state
+	rc=$?
+	# Either the write failed, or this runs in the restored system.
+	say "RESUMED rc=$rc token=$(cat /tmp/token 2>/dev/null)"
+	check_workload
+}
+
+kernel_resume() {
+	say "SIG $(signature)"
+	dev=$(cat /sys/block/vda/dev)
+	say "RESUME try $dev"
+	# Writing the device number runs software_resume() at once; it only
+	# returns when there is nothing (valid) to resume.
+	echo "$dev" > /sys/power/resume
+	say "RESUME failed rc=$?"
+}
+
+mode=$(arg vmtest probe)
+say "INIT mode=$mode kernel=$(uname -r)"
+load_modules
+
+case "$mode" in
+probe)
+	say "PROBE state=$(cat /sys/power/state) disk=$(cat /sys/power/disk)"
+	say "PROBE devices $(ls /dev/dri/card0 /dev/fb0 /dev/snapshot /dev/vda /dev/input/event* 2>&1 | tr '\n' ' ')"
+	say "PROBE lockdown=$(cat /sys/kernel/security/lockdown 2>/dev/null)"
+	say "PROBE ok"
+	;;
+kb-hibernate)
+	start_workload
+	kernel_hibernate
+	;;
+kb-resume)
+	kernel_resume
+	;;
+dm-hibernate)
+	start_workload
+	dormouse_hibernate
+	;;
+dm-resume)
+	dormouse_resume
+	;;
+*)
+	say "UNKNOWN mode $mode"
+	;;
+esac
+finish

@@ -1,0 +1,1106 @@
+#!/usr/bin/env python3
+"""VM acceptance test of dormouse on a real kernel (QEMU, TCG).
+
+The harness fetches the current Debian kernel (never installed, cached in
+tests/vm/cache/), builds a busybox initramfs with the workload, dormouse and
+its data, boots QEMU (bochs-drm display, virtio swap disk, serial console,
+HMP monitor on a unix socket) and plays the scenarios below. Each prints
+"ok"/"not ok" with its name; the last line is "N passed, N failed".
+
+Stdlib only. Usage:
+    python3 tests/vm/run.py [--dormouse PATH] [--scenario NAME ...] [--keep] [--demo]
+"""
+
+import argparse
+import atexit
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zlib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+CACHE = HERE / "cache"
+OUT = HERE / "out"
+
+# Display (bochs for -vga std), PCI virtio transport and disk, and evdev so
+# that dormouse can read the Esc key from /dev/input as well as from a VT.
+MODULES = [
+    "virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev",
+    "virtio_pci", "virtio_blk",
+    "drm", "drm_kms_helper", "ttm", "drm_ttm_helper", "drm_vram_helper", "bochs",
+    "evdev",
+]
+
+BOOT_TIMEOUT = 120.0
+DISK_SIZE = 1 << 30
+# The same for both boots of a pair: the kernel refuses an image made on a
+# machine of another shape ("Image mismatch: architecture specific data").
+MEMORY = "768M"
+BASE_APPEND = "console=ttyS0 no_console_suspend panic=-1"
+
+# Exit codes of the dormouse CLI contract.
+RC_RESTORED, RC_NO_IMAGE, RC_USAGE, RC_REFUSED, RC_ABORTED = 0, 1, 2, 3, 5
+
+
+def log(msg):
+    print(f"# {msg}", flush=True)
+
+
+class Failure(Exception):
+    """A scenario check failed; the message says what and where to look."""
+
+
+def run(cmd, **kw):
+    kw.setdefault("check", True)
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.PIPE)
+    kw.setdefault("text", True)
+    return subprocess.run(cmd, **kw)
+
+
+# --------------------------------------------------------------------------
+# Kernel: the current Debian package, unpacked once, trimmed to what we boot.
+
+
+class Kernel:
+    def __init__(self, root):
+        self.root = Path(root)
+        meta = json.loads((self.root / "kernel.json").read_text())
+        self.package = meta["package"]
+        self.version = meta["version"]
+        self.kver = meta["kver"]
+        self.vmlinuz = self.root / meta["vmlinuz"]
+        self.modules = meta["modules"]  # paths relative to root, in load order
+
+
+def resolve_kernel_package():
+    out = run(["apt-cache", "depends", "linux-image-amd64"]).stdout
+    m = re.search(r"Depends:\s*(linux-image-\d\S*)", out)
+    if not m:
+        raise RuntimeError("apt-cache depends linux-image-amd64 names no linux-image-X package")
+    pkg = m.group(1)
+    pol = run(["apt-cache", "policy", pkg]).stdout
+    v = re.search(r"Candidate:\s*(\S+)", pol)
+    if not v or v.group(1) == "(none)":
+        raise RuntimeError(f"apt-cache policy {pkg}: no candidate version")
+    return pkg, v.group(1)
+
+
+def module_load_order(tree, kver, names):
+    order = []
+    for name in names:
+        r = run(["modprobe", "-d", str(tree), "-S", kver, "--show-depends", name], check=False)
+        if r.returncode != 0:
+            raise RuntimeError(f"modprobe --show-depends {name}: {r.stderr.strip()}")
+        for line in r.stdout.splitlines():
+            parts = line.split()
+            if len(parts) >= 2 and parts[0] == "insmod":
+                path = os.path.relpath(parts[1], str(tree))
+                if path not in order:
+                    order.append(path)
+            # "builtin X" needs nothing from us
+    return order
+
+
+def prepare_kernel():
+    CACHE.mkdir(parents=True, exist_ok=True)
+    try:
+        pkg, version = resolve_kernel_package()
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
+        cached = sorted(CACHE.glob("linux-image-*/kernel.json"), key=lambda p: p.stat().st_mtime)
+        if not cached:
+            raise
+        log(f"cannot resolve the kernel package ({e}); using the cached {cached[-1].parent.name}")
+        return Kernel(cached[-1].parent)
+    dest = CACHE / f"{pkg}_{version}"
+    if (dest / "kernel.json").exists():
+        k = Kernel(dest)
+        log(f"kernel {k.package} {k.version} (cached in {dest})")
+        return k
+
+    t0 = time.monotonic()
+    scratch = Path(tempfile.mkdtemp(prefix="kernel-", dir=CACHE))
+    try:
+        run(["apt-get", "download", f"{pkg}={version}"], cwd=scratch)
+        debs = list(scratch.glob("*.deb"))
+        if len(debs) != 1:
+            raise RuntimeError(f"apt-get download {pkg}: expected one .deb, got {debs}")
+        tree = scratch / "tree"
+        run(["dpkg-deb", "-x", str(debs[0]), str(tree)])
+        kvers = [p.name for p in (tree / "lib/modules").iterdir()]
+        if len(kvers) != 1:
+            raise RuntimeError(f"{debs[0].name}: expected one lib/modules/KVER, got {kvers}")
+        kver = kvers[0]
+        # The .deb has no modules.dep: its postinst makes it.
+        run(["depmod", "-b", str(tree), kver])
+        mods = module_load_order(tree, kver, MODULES)
+        staging = scratch / "keep"
+        (staging / "boot").mkdir(parents=True)
+        shutil.copy2(tree / "boot" / f"vmlinuz-{kver}", staging / "boot")
+        shutil.copy2(tree / "boot" / f"config-{kver}", staging / "boot")
+        for rel in mods:
+            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(tree / rel, staging / rel)
+        meta = {"package": pkg, "version": version, "kver": kver,
+                "vmlinuz": f"boot/vmlinuz-{kver}", "modules": mods}
+        (staging / "kernel.json").write_text(json.dumps(meta, indent=1) + "\n")
+        if dest.exists():
+            shutil.rmtree(dest)
+        staging.rename(dest)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    # older trimmed kernels are useless once the mirror moved on
+    for old in CACHE.glob("linux-image-*"):
+        if old != dest and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+    k = Kernel(dest)
+    log(f"kernel {k.package} {k.version} downloaded and trimmed in {time.monotonic() - t0:.1f} s "
+        f"({len(k.modules)} modules)")
+    return k
+
+
+# --------------------------------------------------------------------------
+# initramfs: an uncompressed newc cpio written here, so that device nodes
+# and owners need no root and no external tool.
+
+
+class Cpio:
+    def __init__(self):
+        self.entries = {}  # path -> (mode, data, rdev)
+        self.order = []
+
+    def _add(self, path, mode, data=b"", rdev=(0, 0)):
+        path = path.strip("/")
+        parent = os.path.dirname(path)
+        if parent and parent not in self.entries:
+            self.dir(parent)
+        if path not in self.entries:
+            self.order.append(path)
+        self.entries[path] = (mode, data, rdev)
+
+    def dir(self, path):
+        self._add(path, stat.S_IFDIR | 0o755)
+
+    def file(self, path, data, mode=0o644):
+        self._add(path, stat.S_IFREG | mode, data)
+
+    def copy(self, path, src, mode=None):
+        src = Path(src)
+        self.file(path, src.read_bytes(), mode if mode is not None else stat.S_IMODE(src.stat().st_mode))
+
+    def symlink(self, path, target):
+        self._add(path, stat.S_IFLNK | 0o777, target.encode())
+
+    def chardev(self, path, major, minor):
+        self._add(path, stat.S_IFCHR | 0o600, b"", (major, minor))
+
+    def tree(self, dest, src):
+        src = Path(src)
+        for p in sorted(src.rglob("*")):
+            rel = f"{dest.strip('/')}/{p.relative_to(src)}"
+            if p.is_symlink():
+                self.symlink(rel, os.readlink(p))
+            elif p.is_dir():
+                self.dir(rel)
+            elif p.is_file():
+                self.copy(rel, p)
+
+    def write(self, out):
+        def hdr(ino, mode, size, rdev, name):
+            fields = [ino, mode, 0, 0, 1, 0, size, 0, 0, rdev[0], rdev[1], len(name) + 1, 0]
+            return b"070701" + b"".join(b"%08X" % f for f in fields) + name + b"\0"
+
+        def pad(n):
+            return b"\0" * ((4 - n % 4) % 4)
+
+        with open(out, "wb") as f:
+            for ino, path in enumerate(self.order + ["TRAILER!!!"], start=1):
+                mode, data, rdev = self.entries.get(path, (0, b"", (0, 0)))
+                h = hdr(0 if path == "TRAILER!!!" else ino, mode, len(data), rdev, path.encode())
+                f.write(h + pad(len(h)) + data + pad(len(data)))
+
+
+def shared_libraries(binary):
+    """Every library the dynamic loader maps for binary, loader included."""
+    r = run(["ldd", str(binary)], check=False)
+    if r.returncode != 0:
+        return []  # static
+    libs = []
+    for line in r.stdout.splitlines():
+        m = re.search(r"=>\s*(/\S+)", line) or re.match(r"\s*(/\S+)\s+\(", line)
+        if m:
+            libs.append(m.group(1))
+    return libs
+
+
+def build_workload(work):
+    out = work / "workload"
+    run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(out),
+         str(HERE / "workload.c")])
+    return out
+
+
+def build_initramfs(work, kernel, dormouse, workload):
+    c = Cpio()
+    for d in ["bin", "sbin", "usr/bin", "usr/sbin", "proc", "sys", "dev", "tmp", "run",
+              "etc", "root", "lib/modules"]:
+        c.dir(d)
+    # PID 1 needs a console before it can mount devtmpfs.
+    c.chardev("dev/console", 5, 1)
+    busybox = shutil.which("busybox") or "/bin/busybox"
+    c.copy("bin/busybox", busybox)
+    applets = run([busybox, "--list-full"]).stdout.split()
+    for a in applets:
+        if a.strip("/") != "bin/busybox":
+            c.symlink(a, "/bin/busybox")
+    c.copy("init", HERE / "init.sh", 0o755)
+    c.copy("bin/workload", workload, 0o755)
+    order = []
+    for rel in kernel.modules:
+        name = os.path.basename(rel)
+        c.copy(f"lib/modules/{name}", kernel.root / rel)
+        order.append(name)
+    c.file("modules.order", ("\n".join(order) + "\n").encode())
+
+    if dormouse:
+        c.copy("usr/bin/dormouse", dormouse)
+        for lib in shared_libraries(dormouse):
+            c.copy(lib, os.path.realpath(lib))
+        for sub in ("themes", "fonts"):
+            if (REPO / sub).is_dir():
+                c.tree(f"usr/share/dormouse/{sub}", REPO / sub)
+        # A build with the default prefix looks under /usr/local.
+        c.symlink("usr/local/share/dormouse", "/usr/share/dormouse")
+        c.symlink("usr/local/share/locale", "/usr/share/locale")
+        gmos = set()
+        for podir in (REPO / "po", Path(dormouse).resolve().parent / "po"):
+            for gmo in podir.glob("*.gmo"):
+                if gmo.name not in gmos:
+                    gmos.add(gmo.name)
+                    c.copy(f"usr/share/locale/{gmo.stem}/LC_MESSAGES/dormouse.mo", gmo)
+    path = work / "initrd.cpio"
+    c.write(path)
+    log(f"initramfs {path} {path.stat().st_size / 1e6:.1f} MB, {len(c.order)} entries"
+        + (f", dormouse {dormouse}" if dormouse else ", without dormouse"))
+    return path
+
+
+# --------------------------------------------------------------------------
+# Screen frames: PPM from QEMU's screendump, PNG written here for people.
+
+
+class Frame:
+    def __init__(self, path, t=0.0):
+        self.path = Path(path)
+        self.t = t
+        data = self.path.read_bytes()
+        m = re.match(rb"P6\s+(\d+)\s+(\d+)\s+(\d+)\s", data)
+        if not m:
+            raise ValueError(f"{path}: not a binary PPM")
+        self.w, self.h = int(m.group(1)), int(m.group(2))
+        self.px = data[m.end():m.end() + 3 * self.w * self.h]
+
+    def pixel(self, x, y):
+        i = 3 * (y * self.w + x)
+        return tuple(self.px[i:i + 3])
+
+    def row(self, y):
+        return self.px[3 * y * self.w:3 * (y + 1) * self.w]
+
+    def histogram(self, step=4):
+        hist = {}
+        for y in range(0, self.h, step):
+            row = self.row(y)
+            for x in range(0, self.w, step):
+                p = bytes(row[3 * x:3 * x + 3])
+                hist[p] = hist.get(p, 0) + 1
+        return hist
+
+    def write_png(self, out):
+        raw = b"".join(b"\0" + self.row(y) for y in range(self.h))
+
+        def chunk(kind, body):
+            return (struct.pack(">I", len(body)) + kind + body
+                    + struct.pack(">I", zlib.crc32(kind + body) & 0xffffffff))
+
+        with open(out, "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n")
+            f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", self.w, self.h, 8, 2, 0, 0, 0)))
+            f.write(chunk(b"IDAT", zlib.compress(raw, 6)))
+            f.write(chunk(b"IEND", b""))
+
+
+CONSOLE_COLOURS = {b"\x00\x00\x00", b"\xaa\xaa\xaa", b"\xff\xff\xff", b"\x55\x55\x55"}
+
+
+def frame_kind(fr):
+    """'console' (fbcon text or black), or 'themed' (anything else drawn)."""
+    hist = fr.histogram()
+    total = sum(hist.values())
+    console = sum(n for p, n in hist.items() if p in CONSOLE_COLOURS)
+    return "console" if console > 0.9 * total else "themed"
+
+
+def bar_measure(frames):
+    """Find the progress bar in a series of themed frames and measure its fill.
+
+    No knowledge of the theme's layout: the bar is the horizontal band that
+    changes most between the first and the last frame, its fill colour the
+    most common new colour on that band, and the fill is the longest
+    horizontal run of (nearly) that colour on the band's middle row.
+    Returns (row, fill_colour, [fill widths]).
+    """
+    first, last = frames[0], frames[-1]
+    best, counts = None, []
+    for y in range(first.h):
+        a, b = first.row(y), last.row(y)
+        n = 0 if a == b else sum(1 for x in range(0, first.w) if a[3 * x:3 * x + 3] != b[3 * x:3 * x + 3])
+        counts.append(n)
+    top = max(counts)
+    if top == 0:
+        return None, None, [0] * len(frames)
+    band = [y for y, n in enumerate(counts) if n >= 0.8 * top]
+    # the longest contiguous stretch of such rows
+    runs, start = [], band[0]
+    for prev, y in zip(band, band[1:] + [None]):
+        if y != prev + 1:
+            runs.append((start, prev))
+            start = y
+    lo, hi = max(runs, key=lambda r: r[1] - r[0])
+    y = (lo + hi) // 2
+    a, b = first.row(y), last.row(y)
+    colours = {}
+    for x in range(first.w):
+        pb = b[3 * x:3 * x + 3]
+        if a[3 * x:3 * x + 3] != pb:
+            colours[pb] = colours.get(pb, 0) + 1
+    fill = max(colours, key=colours.get)
+
+    def near(p):
+        return all(abs(p[i] - fill[i]) <= 24 for i in range(3))
+
+    widths = []
+    for fr in frames:
+        row, longest, cur = fr.row(y), 0, 0
+        for x in range(fr.w):
+            cur = cur + 1 if near(row[3 * x:3 * x + 3]) else 0
+            longest = max(longest, cur)
+        widths.append(longest)
+    return y, tuple(fill), widths
+
+
+# --------------------------------------------------------------------------
+# QEMU
+
+
+ALL_VMS = set()
+
+
+def kill_all_vms():
+    for vm in list(ALL_VMS):
+        vm.kill()
+
+
+class VM:
+    """One boot. Serial lines are timestamped on the host clock as they arrive."""
+
+    def __init__(self, h, name, vmtest, disk, extra_append=""):
+        self.h = h
+        self.name = name
+        self.sock = h.work / f"mon-{name}.sock"
+        self.logpath = h.work / f"serial-{name}.log"
+        self.append = f"{BASE_APPEND} vmtest={vmtest} {extra_append}".strip()
+        self.disk = disk
+        self.lines = []  # (t, text)
+        self.cond = threading.Condition()
+        self.proc = None
+        self.mon = None
+        self.exit_t = None
+        self.start_t = None
+
+    def start(self):
+        if self.sock.exists():
+            self.sock.unlink()
+        cmd = [self.h.qemu, *self.h.accel_args, "-smp", "1", "-m", MEMORY, "-no-reboot",
+               "-kernel", str(self.h.kernel.vmlinuz), "-initrd", str(self.h.initrd),
+               "-append", self.append,
+               "-drive", f"file={self.disk},format=raw,if=virtio,cache=unsafe",
+               "-vga", "std", "-display", "none", "-nic", "none",
+               "-serial", "stdio", "-monitor", f"unix:{self.sock},server,nowait"]
+        self.errlog = open(self.h.work / f"qemu-{self.name}.stderr", "wb")
+        self.start_t = time.monotonic()
+        self.deadline = self.start_t + BOOT_TIMEOUT
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=self.errlog, start_new_session=True)
+        ALL_VMS.add(self)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        return self
+
+    def _read(self):
+        with open(self.logpath, "w") as logf:
+            buf = b""
+            while True:
+                chunk = self.proc.stdout.read1(65536)
+                if not chunk:
+                    break
+                buf += chunk
+                while b"\n" in buf:
+                    raw, buf = buf.split(b"\n", 1)
+                    t = time.monotonic()
+                    text = raw.decode("utf-8", "replace").rstrip("\r")
+                    logf.write(f"[{t - self.start_t:8.3f}] {text}\n")
+                    logf.flush()
+                    with self.cond:
+                        self.lines.append((t, text))
+                        self.cond.notify_all()
+            self.proc.wait()
+            with self.cond:
+                self.exit_t = time.monotonic()
+                if buf:
+                    self.lines.append((self.exit_t, buf.decode("utf-8", "replace")))
+                self.cond.notify_all()
+
+    def wait_for(self, pattern, timeout=60.0, since=0):
+        """First serial line from index since matching pattern: (index, t, match).
+
+        None when QEMU exited or the time ran out first."""
+        rx = re.compile(pattern)
+        end = min(time.monotonic() + timeout, self.deadline)
+        i = since
+        with self.cond:
+            while True:
+                while i < len(self.lines):
+                    m = rx.search(self.lines[i][1])
+                    if m:
+                        return i, self.lines[i][0], m
+                    i += 1
+                left = end - time.monotonic()
+                if self.exit_t is not None or left <= 0:
+                    return None
+                self.cond.wait(min(left, 0.5))
+
+    def find_all(self, pattern):
+        rx = re.compile(pattern)
+        with self.cond:
+            return [(i, t, m) for i, (t, s) in enumerate(self.lines) for m in [rx.search(s)] if m]
+
+    def wait_exit(self, timeout=None):
+        end = self.deadline if timeout is None else min(self.deadline, time.monotonic() + timeout)
+        with self.cond:
+            while self.exit_t is None and time.monotonic() < end:
+                self.cond.wait(0.5)
+            return self.exit_t
+
+    def hmp(self, command, timeout=15.0):
+        """One human monitor command; returns its output."""
+        if self.mon is None:
+            end = time.monotonic() + 10
+            while True:
+                try:
+                    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    s.connect(str(self.sock))
+                    break
+                except OSError:
+                    s.close()
+                    if time.monotonic() > end or self.exit_t is not None:
+                        raise
+                    time.sleep(0.1)
+            s.settimeout(timeout)
+            self.mon = s
+            self._hmp_read()  # banner
+        self.mon.sendall(command.encode() + b"\n")
+        return self._hmp_read()
+
+    def _hmp_read(self):
+        buf = b""
+        while not buf.endswith(b"(qemu) "):
+            chunk = self.mon.recv(65536)
+            if not chunk:
+                raise OSError("monitor closed")
+            buf += chunk
+        return buf.decode("utf-8", "replace")
+
+    def screendump(self, path):
+        """Binary PPM of the current screen; None once the VM is gone."""
+        if self.exit_t is not None:
+            return None
+        try:
+            out = self.hmp(f"screendump {path}")
+        except OSError:
+            return None
+        if "rror" in out or not Path(path).exists():
+            return None
+        return Path(path)
+
+    def sendkey(self, key):
+        return self.hmp(f"sendkey {key}")
+
+    def kill(self):
+        if self.mon is not None:
+            try:
+                self.mon.close()
+            except OSError:
+                pass
+            self.mon = None
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+        ALL_VMS.discard(self)
+        if hasattr(self, "errlog"):
+            self.errlog.close()
+
+    def tail(self, n=15):
+        with self.cond:
+            return "\n".join(f"    | {s}" for _, s in self.lines[-n:])
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.kill()
+
+
+def kvm_works(h):
+    """KVM only when it demonstrably boots our kernel; nested PVM does not."""
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return False, "no usable /dev/kvm"
+    flags = Path("/proc/cpuinfo").read_text()
+    if not re.search(r"^flags\s*:.*\b(vmx|svm)\b", flags, re.M):
+        return False, "/dev/kvm without vmx/svm (nested PVM, known to hang)"
+    saved = h.accel_args
+    h.accel_args = ["-accel", "kvm", "-cpu", "max"]
+    try:
+        disk = h.new_disk("kvm-probe")
+        with VM(h, "kvm-probe", "probe", disk) as vm:
+            vm.deadline = vm.start_t + 30
+            ok = vm.wait_for(r"VMTEST: PROBE ok", 30) is not None
+        return ok, "probe boot " + ("passed" if ok else "failed")
+    finally:
+        h.accel_args = saved
+
+
+# --------------------------------------------------------------------------
+# Scenarios
+
+
+class Harness:
+    def __init__(self, args):
+        self.args = args
+        self.work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="dmo-vm-"))
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.qemu = shutil.which("qemu-system-x86_64")
+        self.accel_args = ["-accel", "tcg,thread=multi", "-cpu", "max"]
+        self.kernel = None
+        self.initrd = None
+        self.dormouse = None
+        self.dormouse_problem = None
+        self.figures = {}
+
+    def new_disk(self, name):
+        disk = self.work / f"disk-{name}.img"
+        with open(disk, "wb") as f:
+            f.truncate(DISK_SIZE)
+        return disk
+
+    def out_dir(self, name):
+        d = OUT / name
+        if d.exists():
+            shutil.rmtree(d)
+        d.mkdir(parents=True)
+        return d
+
+    def need_dormouse(self):
+        if self.dormouse_problem:
+            raise Failure(self.dormouse_problem)
+
+    def dormouse_info(self, disk):
+        """`dormouse info --json` on the host, or None if it cannot say."""
+        if not self.dormouse:
+            return None
+        r = run([str(self.dormouse), "info", "--json", str(disk)], check=False)
+        if r.returncode != 0:
+            return None
+        try:
+            return json.loads(r.stdout)
+        except ValueError:
+            return None
+
+
+def expect(vm, pattern, what, timeout=60.0, since=0):
+    hit = vm.wait_for(pattern, timeout, since)
+    if hit is None:
+        state = "QEMU exited" if vm.exit_t is not None else "timed out"
+        raise Failure(f"{vm.name}: {what} not seen ({state}); serial log {vm.logpath}:\n{vm.tail()}")
+    return hit
+
+
+def expect_exit(vm, what, timeout=None):
+    t = vm.wait_exit(timeout)
+    if t is None:
+        raise Failure(f"{vm.name}: QEMU did not exit ({what}); serial log {vm.logpath}:\n{vm.tail()}")
+    return t
+
+
+def last_tick(vm):
+    ticks = vm.find_all(r"^TICK (\d+)")
+    return int(ticks[-1][2].group(1)) if ticks else 0
+
+
+def check_restored_workload(vm, boot1_checksum, boot1_token, boot1_counter, since=0):
+    _, _, m = expect(vm, r"VMTEST: WORKLOAD (ok|BAD) checksum=(\w+) expected=(\w+) counter=(\d+) "
+                         r"token=(\w+)", "the workload's verdict after resume", 60, since)
+    if m.group(1) != "ok":
+        raise Failure(f"{vm.name}: workload memory or token changed: {m.group(0)}")
+    if m.group(2) != boot1_checksum:
+        raise Failure(f"{vm.name}: checksum {m.group(2)} differs from boot 1's {boot1_checksum}")
+    if m.group(5) != boot1_token:
+        raise Failure(f"{vm.name}: token {m.group(5)} differs from boot 1's {boot1_token}")
+    if int(m.group(4)) <= boot1_counter:
+        raise Failure(f"{vm.name}: counter {m.group(4)} did not continue past {boot1_counter}")
+    return m
+
+
+def boot1_workload(vm):
+    _, _, m = expect(vm, r"VMTEST: WORKLOAD start pid=\d+ mib=\d+ checksum=(\w+) token=(\w+)",
+                     "the workload's start", 90)
+    expect(vm, r"VMTEST: TOKEN " + m.group(2), "the token in tmpfs", 30)
+    return m.group(1), m.group(2)
+
+
+def first_tick(vm):
+    hit = vm.wait_for(r"^TICK \d+", 5)
+    return hit[1] if hit else None
+
+
+def scenario_kernel_baseline(h):
+    disk = h.new_disk("kb")
+    with VM(h, "kb-1", "kb-hibernate", disk) as vm:
+        checksum, token = boot1_workload(vm)
+        _, t_start, _ = expect(vm, r"VMTEST: HIBERNATE start", "the hibernate command", 30)
+        t_exit = expect_exit(vm, "kernel hibernation should power off")
+        counter = last_tick(vm)
+        if vm.find_all(r"VMTEST: RESUMED"):
+            raise Failure(f"{vm.name}: echo disk > /sys/power/state returned instead of "
+                          f"powering off:\n{vm.tail()}")
+        wrote = vm.find_all(r"Wrote (\d+) kbytes in ([\d.]+) seconds")
+        kib = int(wrote[-1][2].group(1)) if wrote else None
+    with VM(h, "kb-2", "kb-resume", disk) as vm:
+        expect(vm, r"VMTEST: SIG S1SUSPEND", "the kernel's S1SUSPEND signature", 60)
+        t_alive = expect(vm, r"^TICK \d+", "the workload's counter after resume", 60)[1]
+        check_restored_workload(vm, checksum, token, counter)
+        expect_exit(vm, "power-off after the check")
+        h.figures["kernel-baseline"] = {"hibernate_s": t_exit - t_start,
+                                        "resume_s": t_alive - vm.start_t, "image_kib": kib}
+    return f"hibernate {t_exit - t_start:.2f} s, resume {t_alive - vm.start_t:.2f} s, image {kib} KiB"
+
+
+def dormouse_boot1(h, name, disk, extra_append="", screenshots=None, abort_after=None):
+    """Boot 1 with dormouse hibernating. Returns a dict of what happened."""
+    res = {"shots": []}
+    with VM(h, name, "dm-hibernate", disk, extra_append) as vm:
+        res["vm"] = vm
+        res["checksum"], res["token"] = boot1_workload(vm)
+        idx, t_start, _ = expect(vm, r"VMTEST: DORMOUSE hibernate start", "dormouse hibernate", 30)
+        res["t_start"] = t_start
+        if screenshots or abort_after is not None:
+            shots_dir = h.work / f"shots-{name}"
+            shots_dir.mkdir(exist_ok=True)
+            n = 0
+            aborted = False
+            while vm.exit_t is None and time.monotonic() < vm.deadline:
+                if vm.wait_for(r"VMTEST: DORMOUSE hibernate rc=", 0, idx):
+                    break
+                n += 1
+                p = vm.screendump(shots_dir / f"hib-{n:03d}.ppm")
+                if p:
+                    res["shots"].append((time.monotonic() - t_start, p))
+                if (abort_after is not None and not aborted and p
+                        and time.monotonic() - t_start >= abort_after
+                        and frame_kind(Frame(p)) == "themed"):
+                    vm.sendkey("esc")
+                    res["t_esc"] = time.monotonic()
+                    aborted = True
+                time.sleep(screenshots or 0.3)
+        hit = vm.wait_for(r"VMTEST: DORMOUSE hibernate rc=(\d+)", BOOT_TIMEOUT, idx)
+        res["t_exit"] = vm.wait_exit()
+        res["counter"] = last_tick(vm)
+        res["rc"] = int(hit[2].group(1)) if hit else None
+        if res["t_exit"] is None:
+            raise Failure(f"{name}: QEMU still running at the boot timeout:\n{vm.tail()}")
+    return res
+
+
+def require_powered_off(res):
+    vm = res["vm"]
+    if res["rc"] is not None:
+        raise Failure(f"{vm.name}: dormouse hibernate returned rc={res['rc']} without powering off; "
+                      f"serial log {vm.logpath}:\n{vm.tail()}")
+
+
+def dormouse_resume_boot(h, name, disk, res, extra_append="", screenshots=None):
+    """Boot 2 that must restore res's system. Returns (vm, t_alive, shots)."""
+    shots = []
+    with VM(h, name, "dm-resume", disk, extra_append) as vm:
+        idx, t0, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
+        if screenshots:
+            shots_dir = h.work / f"shots-{name}"
+            shots_dir.mkdir(exist_ok=True)
+            n = 0
+            while vm.exit_t is None and not vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE", 0, idx + 1):
+                n += 1
+                p = vm.screendump(shots_dir / f"res-{n:03d}.ppm")
+                if p:
+                    shots.append((time.monotonic() - t0, p))
+                time.sleep(screenshots)
+        hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 90, idx)
+        if hit is None or hit[2].group(1) is not None:
+            rc = hit[2].group(1) if hit else "none"
+            raise Failure(f"{name}: dormouse resume did not restore the image (rc={rc}); "
+                          f"serial log {vm.logpath}:\n{vm.tail(25)}")
+        t_alive = hit[1]
+        expect(vm, r"VMTEST: DORMOUSE hibernate rc=0", "the hibernating dormouse exiting 0", 60)
+        check_restored_workload(vm, res["checksum"], res["token"], res["counter"])
+        expect_exit(vm, "power-off after the check")
+    return vm, t_alive, shots
+
+
+def image_kib(h, disk):
+    info = h.dormouse_info(disk)
+    if not info:
+        return None
+    for key in ("image_bytes", "image_size", "stored_bytes", "size"):
+        if isinstance(info.get(key), int):
+            return info[key] // 1024
+    return None
+
+
+def scenario_dormouse_roundtrip(h):
+    h.need_dormouse()
+    disk = h.new_disk("rt")
+    res = dormouse_boot1(h, "rt-1", disk)
+    require_powered_off(res)
+    kib = image_kib(h, disk)
+    vm, t_alive, _ = dormouse_resume_boot(h, "rt-2", disk, res)
+    fig = {"hibernate_s": res["t_exit"] - res["t_start"], "resume_s": t_alive - vm.start_t,
+           "image_kib": kib}
+    h.figures["dormouse-roundtrip"] = fig
+    return f"hibernate {fig['hibernate_s']:.2f} s, resume {fig['resume_s']:.2f} s, image {kib} KiB"
+
+
+def save_pngs(shots, dest, prefix):
+    saved = []
+    for i, (t, p) in enumerate(shots, start=1):
+        fr = Frame(p, t)
+        png = dest / f"{prefix}-{i:03d}-{t:05.1f}s.png"
+        fr.write_png(png)
+        saved.append((fr, png))
+    return saved
+
+
+def scenario_splash_on_screen(h):
+    h.need_dormouse()
+    disk = h.new_disk("splash")
+    out = h.out_dir("splash-on-screen")
+    res = dormouse_boot1(h, "splash-1", disk, f"vmdelay={h.args.step_delay}",
+                         screenshots=h.args.shot_interval)
+    require_powered_off(res)
+    hib = save_pngs(res["shots"], out, "hibernate")
+    themed = [fr for fr, _ in hib if frame_kind(fr) == "themed"]
+    log(f"splash: {len(hib)} screendumps during hibernate, {len(themed)} themed, in {out}")
+    if len(themed) < 3:
+        raise Failure(f"only {len(themed)} themed frames among {len(hib)} screendumps during "
+                      f"hibernate (see {out})")
+    y, fill, widths = bar_measure(themed)
+    log(f"splash: bar row {y}, fill colour {fill}, fill widths {widths}")
+    if any(b < a for a, b in zip(widths, widths[1:])):
+        raise Failure(f"bar fill went backwards: {widths} (row {y}, colour {fill}; see {out})")
+    if widths[-1] <= widths[0]:
+        raise Failure(f"bar fill did not grow: {widths} (see {out})")
+    vm, t_alive, rshots = dormouse_resume_boot(h, "splash-2", disk, res,
+                                               f"vmdelay={h.args.step_delay}",
+                                               screenshots=h.args.shot_interval)
+    rs = save_pngs(rshots, out, "resume")
+    rthemed = [fr for fr, _ in rs if frame_kind(fr) == "themed"]
+    log(f"splash: {len(rs)} screendumps during resume, {len(rthemed)} themed")
+    if not rthemed:
+        raise Failure(f"no themed frame on screen during resume ({len(rs)} screendumps, see {out})")
+    return (f"{len(themed)} themed hibernate frames, bar {widths[0]}→{widths[-1]} px; "
+            f"{len(rthemed)} themed resume frames; PNGs in {out}")
+
+
+def scenario_abort(h):
+    h.need_dormouse()
+    disk = h.new_disk("abort")
+    out = h.out_dir("abort")
+    res = dormouse_boot1(h, "abort-1", disk, f"vmdelay={h.args.step_delay}",
+                         screenshots=0.3, abort_after=1.0)
+    save_pngs(res["shots"], out, "abort")
+    vm = res["vm"]
+    if "t_esc" not in res:
+        raise Failure(f"{vm.name}: no themed frame seen, so Esc was never sent (see {out})")
+    if res["rc"] != RC_ABORTED:
+        raise Failure(f"{vm.name}: dormouse hibernate rc={res['rc']} after Esc, expected "
+                      f"{RC_ABORTED}; serial log {vm.logpath}:\n{vm.tail(25)}")
+    check_restored_workload(vm, res["checksum"], res["token"], 0)
+    sig = vm.find_all(r"VMTEST: SIG (\S+)")
+    blkid = vm.find_all(r"VMTEST: BLKID (.*)")
+    swapon = vm.find_all(r"VMTEST: SWAPON (\w+)")
+    if not sig or sig[-1][2].group(1) != "SWAPSPACE2":
+        raise Failure(f"{vm.name}: swap signature after abort is {sig and sig[-1][2].group(1)}")
+    if not blkid or 'TYPE="swap"' not in blkid[-1][2].group(1):
+        raise Failure(f"{vm.name}: blkid after abort: {blkid and blkid[-1][2].group(1)}")
+    if not swapon or swapon[-1][2].group(1) != "ok":
+        raise Failure(f"{vm.name}: swapon after abort failed")
+    return f"Esc {res['t_esc'] - res['t_start']:.1f} s after start; thawed, workload intact, swap usable"
+
+
+def resume_refusal(h, name, disk, want_rc, extra_append=""):
+    """Boot that must not restore anything; checks rc, signature and swapon."""
+    with VM(h, name, "dm-resume", disk, extra_append) as vm:
+        _, _, m = expect(vm, r"VMTEST: DORMOUSE resume rc=(\d+)", "dormouse resume's exit", 90)
+        rc = int(m.group(1))
+        expect_exit(vm, "power-off")
+        if rc != want_rc:
+            raise Failure(f"{name}: dormouse resume rc={rc}, expected {want_rc}; serial log "
+                          f"{vm.logpath}:\n{vm.tail(25)}")
+        sig = vm.find_all(r"VMTEST: SIG (\S+)")
+        if sig[-1][2].group(1) != "SWAPSPACE2":
+            raise Failure(f"{name}: swap signature afterwards is {sig[-1][2].group(1)}")
+        if not vm.find_all(r"VMTEST: SWAPON ok"):
+            raise Failure(f"{name}: swapon /dev/vda failed afterwards:\n{vm.tail()}")
+        if vm.find_all(r"^TICK \d+"):
+            raise Failure(f"{name}: a workload is running: something was restored")
+        return vm
+
+
+def dormouse_lines(vm, since_pattern=r"VMTEST: DORMOUSE resume start"):
+    """dormouse's own output in the serial log (everything not a marker or kernel line)."""
+    start = vm.find_all(since_pattern)
+    i0 = start[0][0] + 1 if start else 0
+    with vm.cond:
+        return [s for _, s in vm.lines[i0:] if s and not s.startswith(("VMTEST:", "TICK", "["))]
+
+
+def scenario_no_image(h):
+    h.need_dormouse()
+    disk = h.new_disk("noimage")
+    # a plain swap area, as after any normal shutdown
+    run(["mkswap", str(disk)])
+    vm = resume_refusal(h, "noimage", disk, RC_NO_IMAGE)
+    noise = dormouse_lines(vm)
+    if noise:
+        log("no-image: dormouse printed: " + " | ".join(noise[:5]))
+    return "resume exits 1, swap untouched" + (f" ({len(noise)} lines printed)" if noise else ", quietly")
+
+
+def hibernated_disk(h, name):
+    disk = h.new_disk(name)
+    res = dormouse_boot1(h, f"{name}-1", disk)
+    require_powered_off(res)
+    return disk, res
+
+
+def scenario_noresume(h):
+    h.need_dormouse()
+    disk, _ = hibernated_disk(h, "noresume")
+    vm = resume_refusal(h, "noresume-2", disk, RC_NO_IMAGE, "noresume")
+    msgs = dormouse_lines(vm)
+    if not msgs:
+        raise Failure(f"noresume-2: the image was discarded without a message:\n{vm.tail()}")
+    return f"image discarded ({msgs[0].strip()[:80]}), swap usable"
+
+
+def corrupt_image(h, disk):
+    """Flip 64 KiB in the middle of the stored image; returns the offset."""
+    info = h.dormouse_info(disk)
+    span = None
+    if info:
+        for key in ("chunks", "extents"):
+            items = info.get(key)
+            if isinstance(items, list) and items:
+                mid = items[len(items) // 2]
+                if isinstance(mid, dict):
+                    off = mid.get("offset", mid.get("byte_offset"))
+                    if isinstance(off, int):
+                        span = (off, off + 4096)
+                        break
+    if span is None:
+        # the data extents of the sparse file: the image is nearly all of it
+        extents, pos = [], 0
+        with open(disk, "rb") as f:
+            fd = f.fileno()
+            while True:
+                try:
+                    start = os.lseek(fd, pos, os.SEEK_DATA)
+                except OSError:
+                    break
+                end = os.lseek(fd, start, os.SEEK_HOLE)
+                extents.append((start, end))
+                pos = end
+        total = sum(e - s for s, e in extents)
+        # skip the first 64 KiB (swap header, image header) and aim at the middle
+        target, acc = total // 2, 0
+        for s, e in extents:
+            if acc + (e - s) > target:
+                off = max(s + target - acc, 65536)
+                span = (off, min(e, off + 65536))
+                break
+            acc += e - s
+    if span is None:
+        raise Failure(f"{disk}: no image data found to corrupt")
+    off = span[0] & ~4095
+    with open(disk, "r+b") as f:
+        f.seek(off)
+        data = bytearray(f.read(65536))
+        for i in range(0, len(data)):
+            data[i] ^= 0x5A
+        f.seek(off)
+        f.write(data)
+    return off
+
+
+def scenario_corrupted(h):
+    h.need_dormouse()
+    disk, _ = hibernated_disk(h, "corrupt")
+    off = corrupt_image(h, disk)
+    log(f"corrupted: flipped 64 KiB at byte {off} of {disk}")
+    vm = resume_refusal(h, "corrupt-2", disk, RC_REFUSED)
+    msgs = dormouse_lines(vm)
+    if not msgs:
+        raise Failure(f"corrupt-2: refused without saying why on the serial console:\n{vm.tail()}")
+    return f"refused with exit 3 ({msgs[-1].strip()[:80]}), swap usable"
+
+
+SCENARIOS = [
+    ("kernel-baseline", scenario_kernel_baseline),
+    ("dormouse-roundtrip", scenario_dormouse_roundtrip),
+    ("splash-on-screen", scenario_splash_on_screen),
+    ("abort", scenario_abort),
+    ("no-image", scenario_no_image),
+    ("noresume", scenario_noresume),
+    ("corrupted", scenario_corrupted),
+]
+
+
+def find_dormouse(arg):
+    if arg:
+        return Path(arg)
+    if os.environ.get("DORMOUSE_BIN"):
+        return Path(os.environ["DORMOUSE_BIN"])
+    cands = [Path(p) for p in glob.glob(str(REPO / "build*" / "dormouse"))
+             + glob.glob(str(REPO.parent / "build*" / "dormouse")) + [str(REPO / "dormouse")]]
+    cands = [p for p in cands if p.is_file() and os.access(p, os.X_OK)]
+    return max(cands, key=lambda p: p.stat().st_mtime) if cands else None
+
+
+def dormouse_usable(path):
+    """Why the binary cannot run the dormouse scenarios, or None."""
+    if path is None:
+        return "no dormouse binary found (give --dormouse PATH or DORMOUSE_BIN)"
+    if not path.is_file():
+        return f"{path} does not exist"
+    r = run([str(path), "--help"], check=False)
+    text = r.stdout + r.stderr
+    if "hibernate" not in text or "resume" not in text:
+        return f"dormouse binary cannot hibernate yet ({path} --help names no hibernate/resume command)"
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dormouse", help="the dormouse binary (default: $DORMOUSE_BIN or the newest build*/dormouse)")
+    ap.add_argument("--scenario", action="append", choices=[n for n, _ in SCENARIOS],
+                    help="run only this scenario (repeatable)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--workdir", help="work directory (default: a new one under $TMPDIR)")
+    ap.add_argument("--demo", action="store_true",
+                    help="run the round trip with screenshots and print where they are")
+    ap.add_argument("--step-delay", type=int, default=20,
+                    help="--debug-step-delay MS for the splash and abort scenarios")
+    ap.add_argument("--shot-interval", type=float, default=0.4, help="seconds between screendumps")
+    ap.add_argument("--accel", choices=["auto", "tcg", "kvm"], default="auto")
+    args = ap.parse_args()
+
+    atexit.register(kill_all_vms)
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, lambda *_: sys.exit(130))
+
+    h = Harness(args)
+    t_all = time.monotonic()
+    names = args.scenario or [n for n, _ in SCENARIOS]
+    if args.demo:
+        names = ["splash-on-screen"]
+    passed = failed = 0
+    try:
+        h.kernel = prepare_kernel()
+        log(f"kernel package {h.kernel.package} version {h.kernel.version} ({h.kernel.kver})")
+        h.dormouse = find_dormouse(args.dormouse)
+        h.dormouse_problem = dormouse_usable(h.dormouse)
+        if h.dormouse_problem:
+            log(h.dormouse_problem)
+        workload = build_workload(h.work)
+        h.initrd = build_initramfs(h.work, h.kernel, None if h.dormouse_problem else h.dormouse,
+                                   workload)
+        if args.accel == "kvm" or (args.accel == "auto" and kvm_works(h)[0]):
+            h.accel_args = ["-accel", "kvm", "-cpu", "max"]
+        log(f"accelerator: {' '.join(h.accel_args)}; memory {MEMORY}; work dir {h.work}")
+        for i, name in enumerate(names, start=1):
+            fn = dict(SCENARIOS)[name]
+            t0 = time.monotonic()
+            try:
+                detail = fn(h)
+                passed += 1
+                print(f"ok {i} - {name}: {detail} [{time.monotonic() - t0:.1f} s]", flush=True)
+            except Failure as e:
+                failed += 1
+                msg = str(e).splitlines()
+                print(f"not ok {i} - {name}: {msg[0]} [{time.monotonic() - t0:.1f} s]", flush=True)
+                for line in msg[1:]:
+                    log(line)
+            except Exception as e:  # a harness bug must still count as a failure
+                failed += 1
+                print(f"not ok {i} - {name}: harness error {type(e).__name__}: {e}", flush=True)
+            finally:
+                kill_all_vms()
+    except Exception as e:
+        failed += 1
+        print(f"not ok - setup: {type(e).__name__}: {e}", flush=True)
+    finally:
+        kill_all_vms()
+        if h.figures:
+            log("timings (host clock; hibernate = command to QEMU exit, "
+                "resume = QEMU start of boot 2 to the workload's first tick)")
+            log(f"{'':20} {'hibernate':>10} {'resume':>8} {'image':>12}")
+            for name, f in h.figures.items():
+                img = f"{f['image_kib']} KiB" if f.get("image_kib") else "?"
+                log(f"{name:20} {f['hibernate_s']:9.2f}s {f['resume_s']:7.2f}s {img:>12}")
+        if args.demo and (OUT / "splash-on-screen").exists():
+            print(f"screenshots: {OUT / 'splash-on-screen'}", flush=True)
+        log(f"total {time.monotonic() - t_all:.1f} s")
+        if args.keep:
+            log(f"work dir kept: {h.work}")
+        elif not args.workdir:
+            shutil.rmtree(h.work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed", flush=True)
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
