@@ -10,3 +10,10 @@ kernel_libdmo_kernel_a_SOURCES = kernel/snapshot.h \
 	kernel/cmdline.c kernel/cmdline.h
 
 DMO_KERNEL_TEST_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
+
+check_PROGRAMS += tests/kernel-faults.test tests/kernel-blockdev.test
+TESTS += tests/kernel-faults.test tests/kernel-blockdev.test
+tests_kernel_faults_test_SOURCES = tests/kernel-faults.c
+tests_kernel_faults_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
+tests_kernel_blockdev_test_SOURCES = tests/kernel-blockdev.c
+tests_kernel_blockdev_test_LDADD = $(DMO_KERNEL_TEST_LDADD)

@@ -1,0 +1,124 @@
+/* The resume device: transfers never stop half way, faults are injected
+ * where the plan says, and the device's end is a hard limit. */
+#include "tests/testlib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernel/blockdev.h"
+#include "kernel/faults.h"
+
+static const char *make_file(const char *name, size_t size, char *buf, size_t len)
+{
+        snprintf(buf, len, "%s/%s", dmo_test_tmpdir(), name);
+        if (dmo_test_sh("truncate -s %zu '%s'", size, buf) != 0)
+                return NULL;
+        return buf;
+}
+
+static void fill(uint8_t *b, size_t n, unsigned salt)
+{
+        for (size_t i = 0; i < n; i++)
+                b[i] = (uint8_t)(i * 31 + salt);
+}
+
+static void test_round_trip_on_a_regular_file(void)
+{
+        char path[512];
+        REQUIRE(make_file("plain", 1 << 20, path, sizeof(path)));
+        struct dmo_blockdev *d = NULL;
+        REQUIRE(dmo_blockdev_open(path, true, NULL, &d) == 0);
+        CHECK_INT(dmo_blockdev_size(d), ==, 1 << 20);
+        CHECK(strcmp(dmo_blockdev_path(d), path) == 0);
+        CHECK_INT(dmo_blockdev_rdev(d), ==, 0);
+        uint8_t w[10000], r[10000];
+        fill(w, sizeof(w), 7);
+        CHECK_INT(dmo_blockdev_pwrite(d, w, sizeof(w), 12345), ==, 0);
+        CHECK_INT(dmo_blockdev_sync(d), ==, 0);
+        CHECK_INT(dmo_blockdev_pread(d, r, sizeof(r), 12345), ==, 0);
+        CHECK(memcmp(w, r, sizeof(w)) == 0);
+        dmo_blockdev_free(d);
+}
+
+static void test_short_write_plan_still_writes_everything(void)
+{
+        char path[512];
+        REQUIRE(make_file("short", 1 << 20, path, sizeof(path)));
+        struct dmo_fault_plan *plan = NULL;
+        REQUIRE(dmo_fault_plan_parse("short-write", &plan) == 0);
+        struct dmo_blockdev *d = NULL;
+        REQUIRE(dmo_blockdev_open(path, true, plan, &d) == 0);
+        uint8_t w[65536], r[65536];
+        fill(w, sizeof(w), 3);
+        CHECK_INT(dmo_blockdev_pwrite(d, w, sizeof(w), 4096), ==, 0);
+        CHECK_INT(dmo_blockdev_pwrite(d, w, 1, 0), ==, 0);
+        CHECK_INT(dmo_blockdev_pread(d, r, sizeof(r), 4096), ==, 0);
+        CHECK(memcmp(w, r, sizeof(w)) == 0);
+        dmo_blockdev_free(d);
+        dmo_fault_plan_free(plan);
+}
+
+static void test_eio_is_injected_on_exactly_the_nth_call(void)
+{
+        char path[512];
+        REQUIRE(make_file("eio", 1 << 16, path, sizeof(path)));
+        struct dmo_fault_plan *plan = NULL;
+        REQUIRE(dmo_fault_plan_parse("eio-write@3,eio-read@2", &plan) == 0);
+        struct dmo_blockdev *d = NULL;
+        REQUIRE(dmo_blockdev_open(path, true, plan, &d) == 0);
+        uint8_t b[512];
+        fill(b, sizeof(b), 1);
+        CHECK_INT(dmo_blockdev_pwrite(d, b, sizeof(b), 0), ==, 0);
+        CHECK_INT(dmo_blockdev_pwrite(d, b, sizeof(b), 512), ==, 0);
+        CHECK_INT(dmo_blockdev_pwrite(d, b, sizeof(b), 1024), ==, -EIO);
+        CHECK_INT(dmo_blockdev_pwrite(d, b, sizeof(b), 1024), ==, 0);
+        CHECK_INT(dmo_blockdev_pread(d, b, sizeof(b), 0), ==, 0);
+        CHECK_INT(dmo_blockdev_pread(d, b, sizeof(b), 0), ==, -EIO);
+        CHECK_INT(dmo_blockdev_pread(d, b, sizeof(b), 0), ==, 0);
+        dmo_blockdev_free(d);
+        dmo_fault_plan_free(plan);
+}
+
+static void test_access_past_the_end_is_enxio(void)
+{
+        char path[512];
+        REQUIRE(make_file("end", 8192, path, sizeof(path)));
+        struct dmo_blockdev *d = NULL;
+        REQUIRE(dmo_blockdev_open(path, true, NULL, &d) == 0);
+        uint8_t b[4096] = {0};
+        CHECK_INT(dmo_blockdev_pread(d, b, sizeof(b), 4096), ==, 0);
+        CHECK_INT(dmo_blockdev_pread(d, b, sizeof(b), 4097), ==, -ENXIO);
+        CHECK_INT(dmo_blockdev_pwrite(d, b, sizeof(b), 8192), ==, -ENXIO);
+        CHECK_INT(dmo_blockdev_pwrite(d, b, 1, UINT64_MAX), ==, -ENXIO);
+        /* The device shrinking under us is the same error, not a short read. */
+        REQUIRE(truncate(path, 6000) == 0);
+        CHECK_INT(dmo_blockdev_pread(d, b, sizeof(b), 4096), ==, -ENXIO);
+        dmo_blockdev_free(d);
+        struct stat st;
+        REQUIRE(stat(path, &st) == 0);
+        CHECK_INT(st.st_size, ==, 6000);
+}
+
+static void test_open_refuses_missing_and_odd_paths(void)
+{
+        struct dmo_blockdev *d = NULL;
+        char path[512];
+        snprintf(path, sizeof(path), "%s/does-not-exist", dmo_test_tmpdir());
+        CHECK_INT(dmo_blockdev_open(path, false, NULL, &d), ==, -ENOENT);
+        CHECK_INT(dmo_blockdev_open(dmo_test_tmpdir(), false, NULL, &d), <, 0);
+        CHECK_INT(dmo_blockdev_open("/dev/null", false, NULL, &d), ==, -ENOTBLK);
+        CHECK(d == NULL);
+        REQUIRE(make_file("ro", 4096, path, sizeof(path)));
+        REQUIRE(dmo_blockdev_open(path, false, NULL, &d) == 0);
+        uint8_t b[16] = {0};
+        CHECK_INT(dmo_blockdev_pwrite(d, b, sizeof(b), 0), ==, -EBADF);
+        dmo_blockdev_free(d);
+        dmo_blockdev_free(NULL);
+}
+
+DMO_TEST_MAIN(T(test_round_trip_on_a_regular_file),
+              T(test_short_write_plan_still_writes_everything),
+              T(test_eio_is_injected_on_exactly_the_nth_call), T(test_access_past_the_end_is_enxio),
+              T(test_open_refuses_missing_and_odd_paths))
