@@ -4,7 +4,7 @@ src_splash_libdmo_splash_a_SOURCES =
 
 # outputs room: text/kms/fbdev outputs, the renderer thread, tty keys
 src_splash_libdmo_splash_a_SOURCES += src/splash/keys.c src/splash/keys.h src/splash/output_text.c \
-	src/splash/drm_select.c src/splash/drm_select.h
+	src/splash/drm_select.c src/splash/drm_select.h src/splash/renderer.c src/splash/renderer.h
 check_PROGRAMS += tests/splash-keys-decoder.test
 TESTS += tests/splash-keys-decoder.test
 tests_splash_keys_decoder_test_SOURCES = tests/splash-keys-decoder.c src/splash/keys.c
@@ -32,4 +32,10 @@ src_splash_libdmo_splash_a_SOURCES += $(DMO_PAINTER_SOURCES)
 noinst_LIBRARIES += tests/libdmo-painter.a
 tests_libdmo_painter_a_SOURCES = $(DMO_PAINTER_SOURCES)
 DMO_PAINTER_TEST_LIBS = tests/libdmotest.a tests/libdmo-painter.a src/progress/libdmo-progress.a \
+	src/util/libdmo-util.a $(DMO_LIBS)
+check_PROGRAMS += tests/splash-renderer-thread.test
+TESTS += tests/splash-renderer-thread.test
+tests_splash_renderer_thread_test_SOURCES = tests/splash-renderer-thread.c src/splash/renderer.c \
+	src/splash/keys.c
+tests_splash_renderer_thread_test_LDADD = tests/libdmotest.a src/progress/libdmo-progress.a \
 	src/util/libdmo-util.a $(DMO_LIBS)

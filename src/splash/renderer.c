@@ -1,0 +1,510 @@
+#include "splash/renderer.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "splash/keys.h"
+
+enum {
+        DEFAULT_FPS = 60,
+        MAX_FPS = 240,
+        /* How long stop() gives the outputs to finish a flip in flight. */
+        DRAIN_STEP_MS = 25,
+        DRAIN_STEPS = 8,
+        MAX_KEY_EVENTS = 32,
+};
+
+/* Time constant of the bar's easing: it covers ~63% of the gap in this time. */
+static const double ease_tau_s = 0.12;
+
+struct dialog_state {
+        enum dmo_dialog_kind kind;
+        char prompt[256];
+        char *buf; /* the caller's passphrase buffer */
+        size_t cap;
+        size_t used;
+        unsigned bullets;
+        bool answer_yes;
+        bool done;
+        int result;
+};
+
+struct dmo_renderer {
+        struct dmo_progress *progress;
+        struct dmo_output *outputs[DMO_RENDERER_MAX_OUTPUTS];
+        size_t n_outputs;
+        unsigned period_ms;
+        struct dmo_keys *keys; /* NULL without a key fd, or after its EOF */
+        int wake_fd;
+        pthread_t thread;
+        bool running;
+
+        /* Shared with the engine and dialog callers, under lock. */
+        pthread_mutex_t lock;
+        pthread_cond_t cond; /* dialog done */
+        bool stop;
+        bool force_full;
+        bool reboot_after;
+        bool have_kind;
+        enum dmo_scene_kind kind;
+        char detail[256];
+        struct dialog_state dialog;
+
+        /* The renderer thread's own. */
+        struct dmo_scene scene;
+        bool first_frame;
+        uint64_t last_ms;
+};
+
+static void wake(struct dmo_renderer *r)
+{
+        uint64_t one = 1;
+        /* A full counter already means "wake up": nothing to do on failure. */
+        if (write(r->wake_fd, &one, sizeof(one)) < 0)
+                return;
+}
+
+int dmo_renderer_new(const struct dmo_renderer_config *cfg, struct dmo_renderer **out)
+{
+        if (!cfg->progress || cfg->n_outputs > DMO_RENDERER_MAX_OUTPUTS || cfg->fps > MAX_FPS)
+                return -EINVAL;
+        struct dmo_renderer *r = calloc(1, sizeof(*r));
+        if (!r)
+                return -ENOMEM;
+        r->progress = cfg->progress;
+        for (size_t i = 0; i < cfg->n_outputs; i++)
+                r->outputs[i] = cfg->outputs[i];
+        r->n_outputs = cfg->n_outputs;
+        r->period_ms = 1000u / (cfg->fps ? cfg->fps : DEFAULT_FPS);
+        r->reboot_after = cfg->reboot_after;
+        r->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (r->wake_fd < 0) {
+                int err = -errno;
+                free(r);
+                return err;
+        }
+        if (cfg->key_fd >= 0) {
+                int err = dmo_keys_open(cfg->key_fd, &r->keys);
+                if (err < 0) {
+                        close(r->wake_fd);
+                        free(r);
+                        return err;
+                }
+        }
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&r->cond, &ca);
+        pthread_condattr_destroy(&ca);
+        pthread_mutex_init(&r->lock, NULL);
+        *out = r;
+        return 0;
+}
+
+static enum dmo_scene_kind kind_of(const struct dmo_progress_snapshot *p)
+{
+        if (p->phase == DMO_PHASE_ABORTED)
+                return DMO_SCENE_ABORTED;
+        if (p->phase == DMO_PHASE_FAILED)
+                return DMO_SCENE_ERROR;
+        return p->mode == DMO_MODE_RESUME ? DMO_SCENE_RESUME : DMO_SCENE_HIBERNATE;
+}
+
+/* Samples the model and builds the next scene; returns whether to repaint
+ * everything. */
+static bool build_scene(struct dmo_renderer *r, uint64_t now_ms, bool final)
+{
+        struct dmo_scene *sc = &r->scene;
+        double prev_bar = sc->bar_fraction;
+
+        dmo_progress_sample(r->progress, &sc->progress);
+        pthread_mutex_lock(&r->lock);
+        bool force = r->force_full || r->first_frame;
+        r->force_full = false;
+        r->first_frame = false;
+        sc->kind = r->have_kind ? r->kind : kind_of(&sc->progress);
+        memcpy(sc->detail, r->detail, sizeof(sc->detail));
+        sc->reboot_after = r->reboot_after;
+        memset(&sc->dialog, 0, sizeof(sc->dialog));
+        sc->dialog.kind = r->dialog.kind;
+        if (r->dialog.kind != DMO_DIALOG_NONE) {
+                memcpy(sc->dialog.prompt, r->dialog.prompt, sizeof(sc->dialog.prompt));
+                sc->dialog.bullets = r->dialog.bullets;
+                sc->dialog.answer_yes = r->dialog.answer_yes;
+        }
+        pthread_mutex_unlock(&r->lock);
+
+        double target = sc->progress.fraction;
+        double bar = prev_bar;
+        if (final) {
+                bar = target;
+        } else if (target > bar) {
+                double dt = (double)(now_ms - r->last_ms) / 1000.0;
+                bar += (target - bar) * (1.0 - exp(-dt / ease_tau_s));
+                if (target - bar < 0.0005)
+                        bar = target;
+        }
+        /* Never backwards, whatever the model says. */
+        sc->bar_fraction = bar > prev_bar ? bar : prev_bar;
+        r->last_ms = now_ms;
+        return force;
+}
+
+static void draw(struct dmo_renderer *r, uint64_t now_ms, bool final)
+{
+        bool force = build_scene(r, now_ms, final);
+        for (size_t i = 0; i < r->n_outputs; i++)
+                r->outputs[i]->ops->render(r->outputs[i], &r->scene, force);
+        r->scene.frame_counter++;
+}
+
+static void dialog_finish(struct dialog_state *d, int result)
+{
+        d->done = true;
+        d->result = result;
+}
+
+static void password_key(struct dialog_state *d, const struct dmo_key_event *ev)
+{
+        switch (ev->kind) {
+        case DMO_KEY_CHAR: {
+                size_t n = strlen(ev->utf8);
+                if (d->used + n + 1 > d->cap)
+                        return; /* full: further characters are not taken */
+                memcpy(d->buf + d->used, ev->utf8, n);
+                d->used += n;
+                d->buf[d->used] = '\0';
+                d->bullets++;
+                return;
+        }
+        case DMO_KEY_BACKSPACE:
+                if (d->used == 0)
+                        return;
+                /* Remove one whole UTF-8 character. */
+                do
+                        d->used--;
+                while (d->used > 0 && ((unsigned char)d->buf[d->used] & 0xc0) == 0x80);
+                d->buf[d->used] = '\0';
+                d->bullets--;
+                return;
+        case DMO_KEY_ENTER:
+                dialog_finish(d, 0);
+                return;
+        case DMO_KEY_ESC:
+                dialog_finish(d, -ECANCELED);
+                return;
+        default:
+                return;
+        }
+}
+
+static void question_key(struct dialog_state *d, const struct dmo_key_event *ev)
+{
+        switch (ev->kind) {
+        case DMO_KEY_CHAR:
+                if (ev->codepoint == 'y' || ev->codepoint == 'Y')
+                        dialog_finish(d, 1);
+                else if (ev->codepoint == 'n' || ev->codepoint == 'N')
+                        dialog_finish(d, 0);
+                return;
+        case DMO_KEY_LEFT:
+        case DMO_KEY_RIGHT:
+        case DMO_KEY_UP:
+        case DMO_KEY_DOWN:
+        case DMO_KEY_TAB:
+                d->answer_yes = !d->answer_yes;
+                return;
+        case DMO_KEY_ENTER:
+                dialog_finish(d, d->answer_yes ? 1 : 0);
+                return;
+        case DMO_KEY_ESC:
+                dialog_finish(d, -ECANCELED);
+                return;
+        default:
+                return;
+        }
+}
+
+static void handle_key(struct dmo_renderer *r, const struct dmo_key_event *ev)
+{
+        pthread_mutex_lock(&r->lock);
+        struct dialog_state *d = &r->dialog;
+        if (d->kind != DMO_DIALOG_NONE && !d->done) {
+                if (d->kind == DMO_DIALOG_PASSWORD)
+                        password_key(d, ev);
+                else
+                        question_key(d, ev);
+                if (d->done)
+                        pthread_cond_broadcast(&r->cond);
+                pthread_mutex_unlock(&r->lock);
+                return;
+        }
+        if (ev->kind == DMO_KEY_CHAR && (ev->codepoint == 'r' || ev->codepoint == 'R'))
+                r->reboot_after = !r->reboot_after;
+        pthread_mutex_unlock(&r->lock);
+        if (ev->kind == DMO_KEY_ESC || ev->kind == DMO_KEY_BACKSPACE)
+                dmo_progress_request_abort(r->progress);
+}
+
+static void read_keys(struct dmo_renderer *r, uint64_t now_ms)
+{
+        struct dmo_key_event ev[MAX_KEY_EVENTS];
+        int n = dmo_keys_read(r->keys, now_ms, ev, MAX_KEY_EVENTS);
+        if (n == -EPIPE || (n < 0 && n != -EAGAIN)) {
+                /* The terminal went away: nothing more will come from it. */
+                pthread_mutex_lock(&r->lock);
+                dmo_keys_close(r->keys);
+                r->keys = NULL;
+                if (r->dialog.kind != DMO_DIALOG_NONE && !r->dialog.done) {
+                        dialog_finish(&r->dialog, -ENOTTY);
+                        pthread_cond_broadcast(&r->cond);
+                }
+                pthread_mutex_unlock(&r->lock);
+                return;
+        }
+        for (int i = 0; i < n; i++)
+                handle_key(r, &ev[i]);
+}
+
+/* Polls wake, output events and keys until `timeout_ms`; returns whether the
+ * outputs had anything to dispatch. */
+static bool poll_once(struct dmo_renderer *r, int timeout_ms)
+{
+        struct pollfd fds[DMO_RENDERER_MAX_OUTPUTS + 2];
+        size_t owner[DMO_RENDERER_MAX_OUTPUTS + 2];
+        nfds_t n = 0;
+        bool dispatched = false;
+
+        fds[n++] = (struct pollfd){.fd = r->wake_fd, .events = POLLIN};
+        size_t key_slot = SIZE_MAX;
+        if (r->keys) {
+                key_slot = n;
+                fds[n++] = (struct pollfd){.fd = dmo_keys_fd(r->keys), .events = POLLIN};
+                int kt = dmo_keys_timeout_ms(r->keys, dmo_keys_now_ms());
+                if (kt >= 0 && (timeout_ms < 0 || kt < timeout_ms))
+                        timeout_ms = kt;
+        }
+        for (size_t i = 0; i < r->n_outputs; i++) {
+                struct dmo_output *o = r->outputs[i];
+                int fd = o->ops->event_fd ? o->ops->event_fd(o) : -1;
+                if (fd < 0 || !o->ops->dispatch)
+                        continue;
+                owner[n] = i;
+                fds[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+        }
+        int ready = poll(fds, n, timeout_ms);
+        if (ready < 0)
+                return false;
+        if (fds[0].revents & POLLIN) {
+                uint64_t v;
+                if (read(r->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+                        return false;
+        }
+        for (nfds_t i = 1; i < n; i++) {
+                if (i == key_slot || !(fds[i].revents & (POLLIN | POLLERR | POLLHUP)))
+                        continue;
+                struct dmo_output *o = r->outputs[owner[i]];
+                o->ops->dispatch(o);
+                dispatched = true;
+        }
+        /* Keys also on timeout: a lone Esc is only known once its wait is over. */
+        if (r->keys)
+                read_keys(r, dmo_keys_now_ms());
+        return dispatched;
+}
+
+static void *renderer_main(void *arg)
+{
+        struct dmo_renderer *r = arg;
+        uint64_t next = dmo_keys_now_ms();
+
+        r->last_ms = next;
+        for (;;) {
+                pthread_mutex_lock(&r->lock);
+                bool stop = r->stop;
+                pthread_mutex_unlock(&r->lock);
+                if (stop)
+                        break;
+                uint64_t now = dmo_keys_now_ms();
+                if (now >= next) {
+                        draw(r, now, false);
+                        next += r->period_ms;
+                        if (next <= now)
+                                next = now + r->period_ms;
+                }
+                now = dmo_keys_now_ms();
+                poll_once(r, next > now ? (int)(next - now) : 0);
+        }
+        /* Let a flip in flight complete so the final frame is shown, not kept
+         * as damage for a next frame that never comes. */
+        for (int i = 0; i < DRAIN_STEPS && poll_once(r, DRAIN_STEP_MS); i++)
+                ;
+        draw(r, dmo_keys_now_ms(), true);
+        return NULL;
+}
+
+int dmo_renderer_start(struct dmo_renderer *r)
+{
+        if (r->running)
+                return -EBUSY;
+        r->stop = false;
+        r->first_frame = true;
+        int err = pthread_create(&r->thread, NULL, renderer_main, r);
+        if (err)
+                return -err;
+        r->running = true;
+        return 0;
+}
+
+void dmo_renderer_force_full(struct dmo_renderer *r)
+{
+        pthread_mutex_lock(&r->lock);
+        r->force_full = true;
+        pthread_mutex_unlock(&r->lock);
+        wake(r);
+}
+
+void dmo_renderer_set_detail(struct dmo_renderer *r, enum dmo_scene_kind kind, const char *text)
+{
+        pthread_mutex_lock(&r->lock);
+        r->have_kind = text != NULL;
+        r->kind = kind;
+        r->detail[0] = '\0';
+        if (text) {
+                size_t n = strnlen(text, sizeof(r->detail) - 1);
+                memcpy(r->detail, text, n);
+                r->detail[n] = '\0';
+        }
+        pthread_mutex_unlock(&r->lock);
+        wake(r);
+}
+
+int dmo_renderer_stop(struct dmo_renderer *r)
+{
+        if (!r->running)
+                return -EINVAL;
+        pthread_mutex_lock(&r->lock);
+        r->stop = true;
+        if (r->dialog.kind != DMO_DIALOG_NONE && !r->dialog.done) {
+                dialog_finish(&r->dialog, -ECANCELED);
+                pthread_cond_broadcast(&r->cond);
+        }
+        pthread_mutex_unlock(&r->lock);
+        wake(r);
+        int err = pthread_join(r->thread, NULL);
+        r->running = false;
+        return -err;
+}
+
+void dmo_renderer_free(struct dmo_renderer *r)
+{
+        if (!r)
+                return;
+        if (r->running)
+                dmo_renderer_stop(r);
+        dmo_keys_close(r->keys);
+        close(r->wake_fd);
+        pthread_cond_destroy(&r->cond);
+        pthread_mutex_destroy(&r->lock);
+        free(r);
+}
+
+bool dmo_renderer_reboot_after(struct dmo_renderer *r)
+{
+        pthread_mutex_lock(&r->lock);
+        bool v = r->reboot_after;
+        pthread_mutex_unlock(&r->lock);
+        return v;
+}
+
+static void deadline_after(struct timespec *ts, int timeout_ms)
+{
+        clock_gettime(CLOCK_MONOTONIC, ts);
+        ts->tv_sec += timeout_ms / 1000;
+        ts->tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+        if (ts->tv_nsec >= 1000000000L) {
+                ts->tv_sec++;
+                ts->tv_nsec -= 1000000000L;
+        }
+}
+
+/* Opens the dialog, waits for its end, closes it; returns the result or
+ * `on_timeout`. Called with r->lock held. */
+static int run_dialog(struct dmo_renderer *r, int timeout_ms, int on_timeout)
+{
+        struct timespec deadline;
+        int result;
+
+        if (timeout_ms >= 0)
+                deadline_after(&deadline, timeout_ms);
+        pthread_mutex_unlock(&r->lock);
+        wake(r);
+        pthread_mutex_lock(&r->lock);
+        while (!r->dialog.done) {
+                int err = timeout_ms >= 0 ? pthread_cond_timedwait(&r->cond, &r->lock, &deadline)
+                                          : pthread_cond_wait(&r->cond, &r->lock);
+                if (err == ETIMEDOUT && !r->dialog.done) {
+                        dialog_finish(&r->dialog, on_timeout);
+                        break;
+                }
+        }
+        result = r->dialog.result;
+        memset(&r->dialog, 0, sizeof(r->dialog));
+        pthread_mutex_unlock(&r->lock);
+        wake(r);
+        return result;
+}
+
+static int open_dialog(struct dmo_renderer *r, enum dmo_dialog_kind kind, const char *prompt)
+{
+        if (!r->running)
+                return -EINVAL;
+        pthread_mutex_lock(&r->lock);
+        if (!r->keys || r->stop) {
+                pthread_mutex_unlock(&r->lock);
+                return r->stop ? -EINVAL : -ENOTTY;
+        }
+        if (r->dialog.kind != DMO_DIALOG_NONE) {
+                pthread_mutex_unlock(&r->lock);
+                return -EBUSY;
+        }
+        memset(&r->dialog, 0, sizeof(r->dialog));
+        r->dialog.kind = kind;
+        size_t n = strnlen(prompt, sizeof(r->dialog.prompt) - 1);
+        memcpy(r->dialog.prompt, prompt, n);
+        return 0; /* with the lock held */
+}
+
+int dmo_renderer_ask_password(struct dmo_renderer *r, const char *prompt, char *buf, size_t len,
+                              int timeout_ms)
+{
+        if (!buf || len == 0)
+                return -EINVAL;
+        buf[0] = '\0';
+        int err = open_dialog(r, DMO_DIALOG_PASSWORD, prompt);
+        if (err < 0)
+                return err;
+        r->dialog.buf = buf;
+        r->dialog.cap = len;
+        int result = run_dialog(r, timeout_ms, -ETIMEDOUT);
+        if (result != 0)
+                explicit_bzero(buf, len);
+        return result;
+}
+
+int dmo_renderer_ask_yes_no(struct dmo_renderer *r, const char *prompt, bool default_yes,
+                            int timeout_ms)
+{
+        int err = open_dialog(r, DMO_DIALOG_QUESTION, prompt);
+        if (err < 0)
+                return err;
+        r->dialog.answer_yes = default_yes;
+        return run_dialog(r, timeout_ms, default_yes ? 1 : 0);
+}

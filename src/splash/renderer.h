@@ -1,0 +1,69 @@
+/* renderer: the splash's own thread. It samples the progress model at a
+ * frame rate, builds a scene and hands it to every output; it also reads
+ * keys (abort, reboot toggle, dialogs) and output events (page flips), all in
+ * one poll loop.
+ *
+ * Contract:
+ * - Owns the thread, the scene, the dialog state and the tty key mode; it
+ *   does not own the outputs (the caller opens and closes them) nor the key
+ *   fd (it is restored, never closed).
+ * - Never blocks the engine: the engine's calls (force_full, set_detail)
+ *   take a short mutex and return; only dmo_renderer_stop() waits, for the
+ *   final frame and the join.
+ * - Calls outputs only from its thread; after dmo_renderer_start() and until
+ *   dmo_renderer_stop() returns, nobody else may call them.
+ * - No allocation after dmo_renderer_new().
+ */
+#ifndef DMO_SPLASH_RENDERER_H
+#define DMO_SPLASH_RENDERER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "progress/progress.h"
+#include "splash/output.h"
+#include "splash/scene.h"
+
+struct dmo_renderer_config {
+        struct dmo_progress *progress;
+        struct dmo_output *const *outputs; /* opened; at most DMO_RENDERER_MAX_OUTPUTS */
+        size_t n_outputs;
+        unsigned fps;      /* frames per second, 1..240; 0: 60 */
+        int key_fd;        /* the terminal keys come from, -1: none */
+        bool reboot_after; /* initial state of the `r` toggle */
+};
+
+#define DMO_RENDERER_MAX_OUTPUTS 8
+
+struct dmo_renderer;
+
+int dmo_renderer_new(const struct dmo_renderer_config *cfg, struct dmo_renderer **out);
+int dmo_renderer_start(struct dmo_renderer *r);
+/* The next frame repaints everything (video memory was lost or overwritten). */
+void dmo_renderer_force_full(struct dmo_renderer *r);
+/* Shows a scene of this kind (DMO_SCENE_ERROR, DMO_SCENE_ABORTED) with an
+ * already translated detail line; NULL text clears it and lets the phase
+ * decide the kind again. */
+void dmo_renderer_set_detail(struct dmo_renderer *r, enum dmo_scene_kind kind, const char *text);
+/* Draws the final frame, waits for the outputs' pending flips, joins. */
+int dmo_renderer_stop(struct dmo_renderer *r);
+void dmo_renderer_free(struct dmo_renderer *r);
+
+/* The `r` key toggles "reboot instead of power off". */
+bool dmo_renderer_reboot_after(struct dmo_renderer *r);
+
+/* Dialogs, called from another thread than the renderer's (the engine's or
+ * the CLI's) while the renderer runs; keys go to the dialog, not to abort.
+ * timeout_ms < 0: no timeout.
+ * ask_password: 0 with a NUL-terminated passphrase in buf (Enter),
+ * -ECANCELED (Esc), -ETIMEDOUT, -ENOTTY (no key fd), -EBUSY (another dialog
+ * is open), -EINVAL (not running). buf is wiped unless 0 is returned. */
+int dmo_renderer_ask_password(struct dmo_renderer *r, const char *prompt, char *buf, size_t len,
+                              int timeout_ms);
+/* 1 yes, 0 no (y/n keys, or Enter on the highlighted answer, which starts at
+ * default_yes; arrows and Tab move it); the default on timeout; errors as
+ * above. */
+int dmo_renderer_ask_yes_no(struct dmo_renderer *r, const char *prompt, bool default_yes,
+                            int timeout_ms);
+
+#endif
