@@ -285,6 +285,9 @@ def build_initramfs(work, kernel, dormouse, workload):
         # A build with the default prefix looks under /usr/local.
         c.symlink("usr/local/share/dormouse", "/usr/share/dormouse")
         c.symlink("usr/local/share/locale", "/usr/share/locale")
+        # A build whose DMO_DATADIR kept a literal "${datarootdir}" looks for
+        # it relative to the working directory, which is / in the VM.
+        c.symlink("${datarootdir}", "/usr/share")
         gmos = set()
         for podir in (REPO / "po", Path(dormouse).resolve().parent / "po"):
             for gmo in podir.glob("*.gmo"):
@@ -346,60 +349,97 @@ class Frame:
 CONSOLE_COLOURS = {b"\x00\x00\x00", b"\xaa\xaa\xaa", b"\xff\xff\xff", b"\x55\x55\x55"}
 
 
-def frame_kind(fr):
-    """'console' (fbcon text or black), or 'themed' (anything else drawn)."""
+def parse_colour(text):
+    m = re.fullmatch(r"#([0-9a-fA-F]{6})(?:[0-9a-fA-F]{2})?", (text or "").strip())
+    return tuple(bytes.fromhex(m.group(1))) if m else None
+
+
+class Theme:
+    """The few facts of a theme the frame checks need, from its theme.conf."""
+
+    def __init__(self, name="default"):
+        import configparser
+        self.name = name
+        cp = configparser.ConfigParser(interpolation=None, strict=False)
+        path = REPO / "themes" / name / "theme.conf"
+        cp.read(path)
+        get = lambda sec, key: cp.get(sec, key, fallback=None)
+        self.bar = parse_colour(get("progress-bar", "color"))
+        self.bar_valign = float(get("progress-bar", "valign") or 0.5)
+        bg = [parse_colour(get("background", k)) for k in ("color", "color2")]
+        self.background = [c for c in bg if c]
+
+    def background_ok(self, fr):
+        """Corner samples lie between the background colours (a gradient)."""
+        if not self.background:
+            return True
+        lo = [min(c[i] for c in self.background) - 12 for i in range(3)]
+        hi = [max(c[i] for c in self.background) + 12 for i in range(3)]
+        pts = [(4, 4), (fr.w - 5, 4), (4, fr.h - 5), (fr.w - 5, fr.h - 5)]
+        return all(lo[i] <= fr.pixel(x, y)[i] <= hi[i] for x, y in pts for i in range(3))
+
+
+def frame_kind(fr, theme=None):
+    """'console' (fbcon text, or black), 'themed' (the theme's background),
+    or 'other' (drawn, but not with this theme's background)."""
     hist = fr.histogram()
     total = sum(hist.values())
     console = sum(n for p, n in hist.items() if p in CONSOLE_COLOURS)
-    return "console" if console > 0.9 * total else "themed"
+    if console > 0.9 * total:
+        return "console"
+    if theme is not None and not theme.background_ok(fr):
+        return "other"
+    return "themed"
 
 
-def bar_measure(frames):
+def longest_run(row, w, near):
+    longest = cur = 0
+    for x in range(w):
+        cur = cur + 1 if near(row[3 * x:3 * x + 3]) else 0
+        longest = max(longest, cur)
+    return longest
+
+
+def bar_measure(frames, theme=None):
     """Find the progress bar in a series of themed frames and measure its fill.
 
-    No knowledge of the theme's layout: the bar is the horizontal band that
-    changes most between the first and the last frame, its fill colour the
-    most common new colour on that band, and the fill is the longest
-    horizontal run of (nearly) that colour on the band's middle row.
+    With the theme's bar colour: the fill is the longest horizontal run of
+    (nearly) that colour on any row around the bar's position. Without it:
+    the bar is the band that changes most between the first and the last
+    frame and its colour the most common new colour there.
     Returns (row, fill_colour, [fill widths]).
     """
     first, last = frames[0], frames[-1]
-    best, counts = None, []
-    for y in range(first.h):
+    if theme is not None and theme.bar:
+        fill = theme.bar
+        centre = int(theme.bar_valign * first.h)
+        rows = range(max(0, centre - 60), min(first.h, centre + 60))
+    else:
+        counts = []
+        for y in range(first.h):
+            a, b = first.row(y), last.row(y)
+            counts.append(0 if a == b else sum(1 for x in range(first.w)
+                                               if a[3 * x:3 * x + 3] != b[3 * x:3 * x + 3]))
+        top = max(counts)
+        if top == 0:
+            return None, None, [0] * len(frames)
+        y = max(range(first.h), key=lambda r: counts[r])
         a, b = first.row(y), last.row(y)
-        n = 0 if a == b else sum(1 for x in range(0, first.w) if a[3 * x:3 * x + 3] != b[3 * x:3 * x + 3])
-        counts.append(n)
-    top = max(counts)
-    if top == 0:
-        return None, None, [0] * len(frames)
-    band = [y for y, n in enumerate(counts) if n >= 0.8 * top]
-    # the longest contiguous stretch of such rows
-    runs, start = [], band[0]
-    for prev, y in zip(band, band[1:] + [None]):
-        if y != prev + 1:
-            runs.append((start, prev))
-            start = y
-    lo, hi = max(runs, key=lambda r: r[1] - r[0])
-    y = (lo + hi) // 2
-    a, b = first.row(y), last.row(y)
-    colours = {}
-    for x in range(first.w):
-        pb = b[3 * x:3 * x + 3]
-        if a[3 * x:3 * x + 3] != pb:
-            colours[pb] = colours.get(pb, 0) + 1
-    fill = max(colours, key=colours.get)
+        colours = {}
+        for x in range(first.w):
+            pb = bytes(b[3 * x:3 * x + 3])
+            if bytes(a[3 * x:3 * x + 3]) != pb:
+                colours[pb] = colours.get(pb, 0) + 1
+        fill = tuple(max(colours, key=colours.get))
+        rows = range(max(0, y - 8), min(first.h, y + 9))
 
     def near(p):
-        return all(abs(p[i] - fill[i]) <= 24 for i in range(3))
+        return abs(p[0] - fill[0]) <= 40 and abs(p[1] - fill[1]) <= 40 and abs(p[2] - fill[2]) <= 40
 
-    widths = []
-    for fr in frames:
-        row, longest, cur = fr.row(y), 0, 0
-        for x in range(fr.w):
-            cur = cur + 1 if near(row[3 * x:3 * x + 3]) else 0
-            longest = max(longest, cur)
-        widths.append(longest)
-    return y, tuple(fill), widths
+    # the bar row: where the last (fullest) frame has the longest run
+    best = max(rows, key=lambda r: longest_run(last.row(r), last.w, near))
+    widths = [longest_run(fr.row(best), fr.w, near) for fr in frames]
+    return best, fill, widths
 
 
 # --------------------------------------------------------------------------
@@ -612,6 +652,7 @@ class Harness:
         self.dormouse = None
         self.dormouse_problem = None
         self.figures = {}
+        self.theme = Theme("default")
 
     def new_disk(self, name):
         disk = self.work / f"disk-{name}.img"
@@ -733,7 +774,7 @@ def dormouse_boot1(h, name, disk, extra_append="", screenshots=None, abort_after
                     res["shots"].append((time.monotonic() - t_start, p))
                 if (abort_after is not None and not aborted and p
                         and time.monotonic() - t_start >= abort_after
-                        and frame_kind(Frame(p)) == "themed"):
+                        and frame_kind(Frame(p), h.theme) == "themed"):
                     vm.sendkey("esc")
                     res["t_esc"] = time.monotonic()
                     aborted = True
@@ -822,12 +863,12 @@ def scenario_splash_on_screen(h):
                          screenshots=h.args.shot_interval)
     require_powered_off(res)
     hib = save_pngs(res["shots"], out, "hibernate")
-    themed = [fr for fr, _ in hib if frame_kind(fr) == "themed"]
+    themed = [fr for fr, _ in hib if frame_kind(fr, h.theme) == "themed"]
     log(f"splash: {len(hib)} screendumps during hibernate, {len(themed)} themed, in {out}")
     if len(themed) < 3:
         raise Failure(f"only {len(themed)} themed frames among {len(hib)} screendumps during "
                       f"hibernate (see {out})")
-    y, fill, widths = bar_measure(themed)
+    y, fill, widths = bar_measure(themed, h.theme)
     log(f"splash: bar row {y}, fill colour {fill}, fill widths {widths}")
     if any(b < a for a, b in zip(widths, widths[1:])):
         raise Failure(f"bar fill went backwards: {widths} (row {y}, colour {fill}; see {out})")
@@ -837,7 +878,7 @@ def scenario_splash_on_screen(h):
                                                f"vmdelay={h.args.step_delay}",
                                                screenshots=h.args.shot_interval)
     rs = save_pngs(rshots, out, "resume")
-    rthemed = [fr for fr, _ in rs if frame_kind(fr) == "themed"]
+    rthemed = [fr for fr, _ in rs if frame_kind(fr, h.theme) == "themed"]
     log(f"splash: {len(rs)} screendumps during resume, {len(rthemed)} themed")
     if not rthemed:
         raise Failure(f"no themed frame on screen during resume ({len(rs)} screendumps, see {out})")
