@@ -17,3 +17,8 @@ tests_kernel_faults_test_SOURCES = tests/kernel-faults.c
 tests_kernel_faults_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
 tests_kernel_blockdev_test_SOURCES = tests/kernel-blockdev.c
 tests_kernel_blockdev_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
+
+check_PROGRAMS += tests/kernel-swap-area.test
+TESTS += tests/kernel-swap-area.test
+tests_kernel_swap_area_test_SOURCES = tests/kernel-swap-area.c
+tests_kernel_swap_area_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
