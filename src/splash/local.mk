@@ -25,7 +25,8 @@ EXTRA_DIST += tests/fixtures/drm/README.txt tests/fixtures/drm/bochs-vm-mode-set
 # painter room: themes, fonts, text shaping, the painter, png output, preview, theme check
 DMO_PAINTER_SOURCES = src/splash/theme.c src/splash/theme.h src/splash/theme-private.h \
 	src/splash/pngload.c src/splash/pngload.h src/splash/text.c src/splash/text.h \
-	src/splash/painter.c src/splash/painter.h src/splash/output_png.c src/splash/output_png.h
+	src/splash/painter.c src/splash/painter.h src/splash/output_png.c src/splash/output_png.h \
+	src/splash/preview.c src/splash/preview.h
 src_splash_libdmo_splash_a_SOURCES += $(DMO_PAINTER_SOURCES)
 # The painter room's tests link this copy, so another room's half-finished
 # file in libdmo-splash.a does not break them.
@@ -33,6 +34,10 @@ noinst_LIBRARIES += tests/libdmo-painter.a
 tests_libdmo_painter_a_SOURCES = $(DMO_PAINTER_SOURCES)
 DMO_PAINTER_TEST_LIBS = tests/libdmotest.a tests/libdmo-painter.a src/progress/libdmo-progress.a \
 	src/util/libdmo-util.a $(DMO_LIBS)
+# A small driver for looking at themes until `dormouse preview` is wired.
+noinst_PROGRAMS += tests/splash-preview-tool
+tests_splash_preview_tool_SOURCES = tests/splash-preview-tool.c
+tests_splash_preview_tool_LDADD = $(DMO_PAINTER_TEST_LIBS)
 check_PROGRAMS += tests/splash-renderer-thread.test
 TESTS += tests/splash-renderer-thread.test
 tests_splash_renderer_thread_test_SOURCES = tests/splash-renderer-thread.c src/splash/renderer.c \

@@ -59,8 +59,7 @@ enum dmo_painter_box {
         DMO_BOX_COUNT
 };
 /* Returns false when the element is not shown by this theme. */
-bool dmo_painter_box(const struct dmo_painter *p, enum dmo_painter_box which,
-                     struct dmo_rect *out);
+bool dmo_painter_box(const struct dmo_painter *p, enum dmo_painter_box which, struct dmo_rect *out);
 
 /* Extent of the ink of the last text drawn in a text box (title, subtitle,
  * message, stats, detail), in screen pixels; false if none. For checks that

@@ -47,7 +47,7 @@ void dmo_diag_add(struct dmo_diag *d, enum dmo_diag_severity sev, const char *fi
                   const char *key, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void dmo_diag_vadd(struct dmo_diag *d, enum dmo_diag_severity sev, const char *file, int line,
                    const char *key, const char *fmt, va_list ap)
-        __attribute__((format(printf, 6, 0)));
+    __attribute__((format(printf, 6, 0)));
 /* Number of items at or above `min`. */
 size_t dmo_diag_count(const struct dmo_diag *d, enum dmo_diag_severity min);
 /* "file:line: warning: [key] message" into buf (for CLI and test logs). */

@@ -1,0 +1,936 @@
+#include "splash/painter.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cairo.h>
+
+#include "splash/text.h"
+#include "splash/theme-private.h"
+#include "util/i18n.h"
+
+#if !ENABLE_NLS
+#define ngettext(one, many, n) ((n) == 1 ? (one) : (many))
+#endif
+
+/* Glyph capacity of one line; strings are at most 255 bytes (scene/progress
+ * buffers), which never shape into more glyphs than characters here. */
+#define LINE_GLYPHS 512
+/* Surfaces a caller may alternate between (double/triple buffering). */
+#define MAX_TARGETS 3
+
+struct target {
+        uint8_t *pixels;
+        int stride;
+        cairo_surface_t *surface;
+        cairo_t *cr;
+};
+
+enum line_id {
+        L_TITLE0,
+        L_SUBTITLE0 = L_TITLE0 + 4,
+        L_MESSAGE = L_SUBTITLE0 + 4,
+        L_STATS,
+        L_DETAIL,
+        L_PROMPT,
+        L_YES,
+        L_NO,
+        L_COUNT
+};
+
+struct painter_state {
+        bool valid;
+        enum dmo_scene_kind kind;
+        int bar_px;
+        unsigned throbber_step;
+        struct dmo_dialog dialog;
+};
+
+struct dmo_painter {
+        const struct dmo_theme *t;
+        int w, h;
+        double scale;
+
+        struct dmo_font *font_regular, *font_bold, *font_fallback;
+        bool have_text;
+        struct dmo_textstyle style[DMO_TEXT_COUNT];
+        struct dmo_textstyle dialog_style;
+        struct dmo_shaper shaper;
+        struct dmo_line line[L_COUNT];
+
+        cairo_surface_t *base; /* background when it is not a plain colour */
+        cairo_surface_t *logo; /* scaled to its drawn size */
+        cairo_surface_t *bar_fill, *bar_track;
+        cairo_surface_t *throbber[DMO_THEME_MAX_THROBBER];
+
+        struct dmo_rect box[DMO_BOX_COUNT];
+        bool box_shown[DMO_BOX_COUNT];
+        struct dmo_rect ink[DMO_BOX_COUNT];
+        bool ink_valid[DMO_BOX_COUNT];
+        double bar_radius, bar_border;
+
+        struct target targets[MAX_TARGETS];
+        unsigned next_target;
+
+        struct painter_state prev;
+        char stats[256], message[256], detail[256];
+};
+
+static int iround(double v)
+{
+        return (int)lround(v);
+}
+
+static struct dmo_rect clamp_rect(struct dmo_rect r, int w, int h)
+{
+        if (r.w > w)
+                r.w = w;
+        if (r.h > h)
+                r.h = h;
+        if (r.x < 0)
+                r.x = 0;
+        if (r.y < 0)
+                r.y = 0;
+        if (r.x + r.w > w)
+                r.x = w - r.w;
+        if (r.y + r.h > h)
+                r.y = h - r.h;
+        return r;
+}
+
+/* Alignment as a fraction of the free space (Plymouth's convention): 0 puts
+ * the element at the left/top edge, 1 at the right/bottom edge. */
+static struct dmo_rect place(const struct dmo_painter *p, double ha, double va, double w, double h)
+{
+        struct dmo_rect r = {
+            .w = iround(w),
+            .h = iround(h),
+        };
+        r.x = iround(ha * (p->w - r.w));
+        r.y = iround(va * (p->h - r.h));
+        return clamp_rect(r, p->w, p->h);
+}
+
+static double length(const struct dmo_painter *p, double v, int screen)
+{
+        return v <= 1.0 ? v * screen : v * p->scale;
+}
+
+double dmo_painter_scale(const struct dmo_painter *p)
+{
+        return p->scale;
+}
+
+static double auto_scale(int w, int h, int phys_mm)
+{
+        if (phys_mm > 0) {
+                double dpi = w / (phys_mm / 25.4);
+                return dpi > 190 ? 2 : 1;
+        }
+        return h >= 2000 ? 2 : 1;
+}
+
+static cairo_surface_t *scaled_copy(cairo_surface_t *src, int w, int h)
+{
+        if (!src || w <= 0 || h <= 0)
+                return NULL;
+        cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+        if (cairo_surface_status(s)) {
+                cairo_surface_destroy(s);
+                return NULL;
+        }
+        cairo_t *cr = cairo_create(s);
+        cairo_scale(cr, (double)w / cairo_image_surface_get_width(src),
+                    (double)h / cairo_image_surface_get_height(src));
+        cairo_set_source_surface(cr, src, 0, 0);
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
+        cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD);
+        cairo_paint(cr);
+        cairo_destroy(cr);
+        return s;
+}
+
+static void set_rgba(cairo_t *cr, const struct dmo_rgba *c)
+{
+        cairo_set_source_rgba(cr, c->r, c->g, c->b, c->a);
+}
+
+static void draw_background_full(const struct dmo_painter *p, cairo_t *cr)
+{
+        const struct dmo_theme *t = p->t;
+        cairo_save(cr);
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
+        if (t->bg_kind == DMO_BG_GRADIENT || t->bg_kind == DMO_BG_IMAGE) {
+                cairo_pattern_t *g = cairo_pattern_create_linear(0, 0, 0, p->h);
+                cairo_pattern_add_color_stop_rgb(g, 0, t->bg_color.r, t->bg_color.g, t->bg_color.b);
+                cairo_pattern_add_color_stop_rgb(g, 1, t->bg_color2.r, t->bg_color2.g,
+                                                 t->bg_color2.b);
+                cairo_set_source(cr, g);
+                cairo_paint(cr);
+                cairo_pattern_destroy(g);
+        } else {
+                cairo_set_source_rgb(cr, t->bg_color.r, t->bg_color.g, t->bg_color.b);
+                cairo_paint(cr);
+        }
+        cairo_set_operator(cr, CAIRO_OPERATOR_OVER);
+        double is;
+        cairo_surface_t *img = dmo_theme_image_pick(&t->bg_image, p->scale, &is);
+        if (t->bg_kind == DMO_BG_IMAGE && img) {
+                double iw = cairo_image_surface_get_width(img);
+                double ih = cairo_image_surface_get_height(img);
+                if (t->bg_fit == DMO_FIT_SCALE) {
+                        /* Cover the screen, keeping the aspect ratio. */
+                        double k = fmax(p->w / iw, p->h / ih);
+                        cairo_translate(cr, (p->w - iw * k) / 2, (p->h - ih * k) / 2);
+                        cairo_scale(cr, k, k);
+                        cairo_set_source_surface(cr, img, 0, 0);
+                        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
+                        cairo_paint(cr);
+                } else {
+                        double k = p->scale / is;
+                        cairo_scale(cr, k, k);
+                        if (t->bg_fit == DMO_FIT_CENTER) {
+                                cairo_set_source_surface(cr, img, (p->w / k - iw) / 2,
+                                                         (p->h / k - ih) / 2);
+                        } else {
+                                cairo_set_source_surface(cr, img, 0, 0);
+                                cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_REPEAT);
+                        }
+                        cairo_paint(cr);
+                }
+        }
+        cairo_restore(cr);
+}
+
+static int open_fonts(struct dmo_painter *p)
+{
+        const struct dmo_theme *t = p->t;
+        if (!t->font_regular[0] || dmo_font_open(t->font_regular, &p->font_regular) < 0)
+                return -ENOENT;
+        if (!t->font_bold[0] || dmo_font_open(t->font_bold, &p->font_bold) < 0)
+                p->font_bold = NULL;
+        if (t->font_fallback[0] && dmo_font_open(t->font_fallback, &p->font_fallback) < 0)
+                p->font_fallback = NULL;
+        return 0;
+}
+
+static int make_lines(struct dmo_painter *p)
+{
+        int r = dmo_shaper_init(&p->shaper, LINE_GLYPHS);
+        if (r < 0)
+                return r;
+        for (int i = 0; i < L_COUNT; i++) {
+                r = dmo_line_init(&p->line[i], LINE_GLYPHS);
+                if (r < 0)
+                        return r;
+        }
+        if (!p->have_text)
+                return 0;
+        for (int k = 0; k < 4; k++) {
+                dmo_line_shape(&p->shaper, &p->line[L_TITLE0 + k], &p->style[DMO_TEXT_TITLE],
+                               p->t->mode[k].title);
+                dmo_line_shape(&p->shaper, &p->line[L_SUBTITLE0 + k], &p->style[DMO_TEXT_SUBTITLE],
+                               p->t->mode[k].subtitle);
+        }
+        dmo_line_shape(&p->shaper, &p->line[L_YES], &p->dialog_style, _("Yes"));
+        dmo_line_shape(&p->shaper, &p->line[L_NO], &p->dialog_style, _("No"));
+        return 0;
+}
+
+/* Fills cairo's glyph caches and HarfBuzz's shape-plan cache now, so the
+ * first frames after the freeze do not allocate for them. */
+static void prewarm(struct dmo_painter *p)
+{
+        static const char sample[] = "0123456789 %.,:/-·— MBGs";
+        static const char sample_rtl[] = "\xd9\xaa 42 \xd8\xa7\xd9\x84\xd8\xa8";
+        cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 64, 64);
+        cairo_t *cr = cairo_create(s);
+        struct dmo_line tmp;
+        if (dmo_line_init(&tmp, LINE_GLYPHS) == 0) {
+                for (int i = 0; i < DMO_TEXT_COUNT; i++) {
+                        dmo_line_shape(&p->shaper, &tmp, &p->style[i], sample);
+                        dmo_line_draw(cr, &tmp, 0, 32);
+                        dmo_line_shape(&p->shaper, &tmp, &p->style[i], sample_rtl);
+                        dmo_line_draw(cr, &tmp, 0, 32);
+                }
+                dmo_line_fini(&tmp);
+        }
+        for (int i = 0; i < L_COUNT; i++)
+                dmo_line_draw(cr, &p->line[i], 0, 32);
+        cairo_destroy(cr);
+        cairo_surface_destroy(s);
+}
+
+static void layout(struct dmo_painter *p)
+{
+        const struct dmo_theme *t = p->t;
+        double s = p->scale;
+        int margin = iround(8 * s);
+
+        /* bar */
+        double bw = length(p, t->bar_width, p->w), bh = t->bar_height * s;
+        bw = fmin(bw, p->w - 2 * margin);
+        p->box[DMO_BOX_BAR] = place(p, t->bar_halign, t->bar_valign, bw, fmax(bh, 1));
+        p->box_shown[DMO_BOX_BAR] = true;
+        int b = iround(fmin(t->bar_border * s, p->box[DMO_BOX_BAR].h / 2.0 - 0.5));
+        if (b < 0)
+                b = 0;
+        p->bar_border = b;
+        p->bar_radius = fmin(t->bar_radius * s, p->box[DMO_BOX_BAR].h / 2.0);
+        struct dmo_rect in = p->box[DMO_BOX_BAR];
+        in.x += b;
+        in.y += b;
+        in.w -= 2 * b;
+        in.h -= 2 * b;
+        p->box[DMO_BOX_BAR_FILL] = in;
+        p->box_shown[DMO_BOX_BAR_FILL] = true;
+
+        /* text boxes */
+        static const enum dmo_painter_box tb[DMO_TEXT_COUNT] = {
+            DMO_BOX_TITLE, DMO_BOX_SUBTITLE, DMO_BOX_MESSAGE, DMO_BOX_STATS, DMO_BOX_DETAIL};
+        for (int i = 0; i < DMO_TEXT_COUNT; i++) {
+                const struct dmo_theme_text *tt = &t->text[i];
+                double w = fmin(length(p, tt->width, p->w), p->w - 2 * margin);
+                double h = p->style[i].ascent + p->style[i].descent;
+                if (h <= 0)
+                        h = tt->size * s * 1.2;
+                h += 2 * iround(2 * s);
+                p->box[tb[i]] = place(p, tt->halign, tt->valign, w, h);
+                p->box_shown[tb[i]] = tt->show;
+        }
+
+        /* logo */
+        double is;
+        cairo_surface_t *img = dmo_theme_image_pick(&t->logo, s, &is);
+        if (img) {
+                double iw = cairo_image_surface_get_width(img) / is;
+                double ih = cairo_image_surface_get_height(img) / is;
+                double k = t->logo_width > 0 ? t->logo_width / iw : 1;
+                double lw = iw * k * s, lh = ih * k * s;
+                /* Never larger than 60% of the screen in either direction. */
+                double fit = fmin(1, fmin(p->w * 0.6 / lw, p->h * 0.6 / lh));
+                p->box[DMO_BOX_LOGO] = place(p, t->logo_halign, t->logo_valign, lw * fit, lh * fit);
+                p->box_shown[DMO_BOX_LOGO] = true;
+        }
+
+        /* throbber */
+        double ts = t->throbber_size * s;
+        if (t->throbber_kind == DMO_THROBBER_FRAMES && t->throbber[0].x1) {
+                cairo_surface_t *f = dmo_theme_image_pick(&t->throbber[0], s, &is);
+                ts = cairo_image_surface_get_width(f) / is * s;
+                double th = cairo_image_surface_get_height(f) / is * s;
+                p->box[DMO_BOX_THROBBER] = place(p, t->throbber_halign, t->throbber_valign, ts, th);
+        } else {
+                p->box[DMO_BOX_THROBBER] = place(p, t->throbber_halign, t->throbber_valign, ts, ts);
+        }
+        p->box_shown[DMO_BOX_THROBBER] = t->throbber_kind != DMO_THROBBER_NONE;
+
+        /* dialog: prompt line, then an entry field (or the two answers) */
+        double dsz = p->dialog_style.ascent + p->dialog_style.descent;
+        if (dsz <= 0)
+                dsz = t->dialog_size * s * 1.2;
+        double dw = fmin(t->dialog_width * s, p->w - 2 * margin);
+        double dh = 16 * s + dsz + 12 * s + dsz + 16 * s + 16 * s;
+        p->box[DMO_BOX_DIALOG] = place(p, t->dialog_halign, t->dialog_valign, dw, dh);
+        p->box_shown[DMO_BOX_DIALOG] = true;
+}
+
+static int prepare_images(struct dmo_painter *p)
+{
+        const struct dmo_theme *t = p->t;
+        double is;
+
+        if (t->bg_kind != DMO_BG_COLOR) {
+                p->base = cairo_image_surface_create(CAIRO_FORMAT_RGB24, p->w, p->h);
+                if (cairo_surface_status(p->base))
+                        return -ENOMEM;
+                cairo_t *cr = cairo_create(p->base);
+                draw_background_full(p, cr);
+                cairo_destroy(cr);
+        }
+        cairo_surface_t *img = dmo_theme_image_pick(&t->logo, p->scale, &is);
+        if (p->box_shown[DMO_BOX_LOGO])
+                p->logo = scaled_copy(img, p->box[DMO_BOX_LOGO].w, p->box[DMO_BOX_LOGO].h);
+        const struct dmo_rect *in = &p->box[DMO_BOX_BAR_FILL];
+        img = dmo_theme_image_pick(&t->bar_fill_image, p->scale, &is);
+        p->bar_fill = scaled_copy(img, in->w, in->h);
+        img = dmo_theme_image_pick(&t->bar_track_image, p->scale, &is);
+        p->bar_track = scaled_copy(img, p->box[DMO_BOX_BAR].w, p->box[DMO_BOX_BAR].h);
+        if (t->throbber_kind == DMO_THROBBER_FRAMES) {
+                for (unsigned i = 0; i < t->throbber_count; i++) {
+                        img = dmo_theme_image_pick(&t->throbber[i], p->scale, &is);
+                        p->throbber[i] = scaled_copy(img, p->box[DMO_BOX_THROBBER].w,
+                                                     p->box[DMO_BOX_THROBBER].h);
+                }
+        }
+        return 0;
+}
+
+int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double scale,
+                    int phys_width_mm, struct dmo_painter **out)
+{
+        int r;
+        *out = NULL;
+        if (!theme || width <= 0 || height <= 0 || width > 16384 || height > 16384 || scale < 0 ||
+            scale > 8 || !isfinite(scale))
+                return -EINVAL;
+        struct dmo_painter *p = calloc(1, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        p->t = theme;
+        p->w = width;
+        p->h = height;
+        p->scale = scale > 0 ? scale : auto_scale(width, height, phys_width_mm);
+
+        p->have_text = open_fonts(p) == 0;
+        if (p->have_text) {
+                for (int i = 0; i < DMO_TEXT_COUNT; i++) {
+                        struct dmo_font *f =
+                            theme->text[i].bold && p->font_bold ? p->font_bold : p->font_regular;
+                        r = dmo_textstyle_init(&p->style[i], f, p->font_fallback,
+                                               theme->text[i].size * p->scale);
+                        if (r < 0)
+                                goto fail;
+                }
+                r = dmo_textstyle_init(&p->dialog_style, p->font_regular, p->font_fallback,
+                                       theme->dialog_size * p->scale);
+                if (r < 0)
+                        goto fail;
+        }
+        r = make_lines(p);
+        if (r < 0)
+                goto fail;
+        layout(p);
+        r = prepare_images(p);
+        if (r < 0)
+                goto fail;
+        if (p->have_text)
+                prewarm(p);
+        *out = p;
+        return 0;
+fail:
+        dmo_painter_free(p);
+        return r;
+}
+
+void dmo_painter_free(struct dmo_painter *p)
+{
+        if (!p)
+                return;
+        for (int i = 0; i < MAX_TARGETS; i++) {
+                if (p->targets[i].cr)
+                        cairo_destroy(p->targets[i].cr);
+                if (p->targets[i].surface)
+                        cairo_surface_destroy(p->targets[i].surface);
+        }
+        for (int i = 0; i < L_COUNT; i++)
+                dmo_line_fini(&p->line[i]);
+        dmo_shaper_fini(&p->shaper);
+        for (int i = 0; i < DMO_TEXT_COUNT; i++)
+                dmo_textstyle_fini(&p->style[i]);
+        dmo_textstyle_fini(&p->dialog_style);
+        dmo_font_free(p->font_regular);
+        dmo_font_free(p->font_bold);
+        dmo_font_free(p->font_fallback);
+        cairo_surface_destroy(p->base);
+        cairo_surface_destroy(p->logo);
+        cairo_surface_destroy(p->bar_fill);
+        cairo_surface_destroy(p->bar_track);
+        for (int i = 0; i < DMO_THEME_MAX_THROBBER; i++)
+                cairo_surface_destroy(p->throbber[i]);
+        free(p);
+}
+
+bool dmo_painter_box(const struct dmo_painter *p, enum dmo_painter_box which, struct dmo_rect *out)
+{
+        if ((unsigned)which >= DMO_BOX_COUNT || !p->box_shown[which])
+                return false;
+        *out = p->box[which];
+        return true;
+}
+
+bool dmo_painter_text_extent(const struct dmo_painter *p, enum dmo_painter_box which,
+                             struct dmo_rect *out)
+{
+        if ((unsigned)which >= DMO_BOX_COUNT || !p->ink_valid[which])
+                return false;
+        *out = p->ink[which];
+        return true;
+}
+
+/* ---- per-frame content ---- */
+
+static void format_eta(char *buf, size_t len, double eta)
+{
+        if (eta < 0 || !isfinite(eta)) {
+                buf[0] = '\0';
+                return;
+        }
+        if (eta >= 90) {
+                long m = lround(eta / 60);
+                snprintf(buf, len, ngettext("about %ld minute left", "about %ld minutes left", m),
+                         m);
+        } else {
+                /* Rounded to 5 s so the line does not flicker every frame. */
+                long sec = eta < 10 ? lround(eta) : lround(eta / 5) * 5;
+                snprintf(buf, len, ngettext("%ld second left", "%ld seconds left", sec), sec);
+        }
+}
+
+static void format_size(char *buf, size_t len, uint64_t bytes)
+{
+        double v = (double)bytes;
+        if (v >= 1e9)
+                snprintf(buf, len, _("%.1f GB"), v / 1e9);
+        else
+                snprintf(buf, len, _("%.0f MB"), v / 1e6);
+}
+
+static void build_stats(const struct dmo_scene *sc, char *out, size_t len)
+{
+        const struct dmo_progress_snapshot *pr = &sc->progress;
+        const char *sep = _(" · ");
+        size_t n = 0;
+
+#define APPEND(...)                                                                                \
+        do {                                                                                       \
+                if (n < len)                                                                       \
+                        n += (size_t)snprintf(out + n, len - n, __VA_ARGS__);                      \
+        } while (0)
+
+        out[0] = '\0';
+        APPEND("%s", dmo_phase_label(pr->phase));
+        if (sc->kind == DMO_SCENE_HIBERNATE || sc->kind == DMO_SCENE_RESUME) {
+                APPEND("%s", sep);
+                APPEND(_("%d%%"), (int)floor(fmin(fmax(sc->bar_fraction, 0), 1) * 100));
+        }
+        uint64_t page = 4096;
+        if (pr->pages_total > 0) {
+                char done[32], total[32];
+                format_size(done, sizeof(done), pr->pages_done * page);
+                format_size(total, sizeof(total), pr->pages_total * page);
+                APPEND("%s", sep);
+                APPEND(_("%s of %s"), done, total);
+        }
+        if (pr->mb_per_s > 0.05) {
+                APPEND("%s", sep);
+                APPEND(_("%.0f MB/s"), pr->mb_per_s);
+        }
+        char eta[64];
+        format_eta(eta, sizeof(eta), pr->eta_s);
+        if (eta[0]) {
+                APPEND("%s", sep);
+                APPEND("%s", eta);
+        }
+#undef APPEND
+}
+
+static int bar_px(const struct dmo_painter *p, double f)
+{
+        if (!(f > 0))
+                f = 0;
+        if (f > 1)
+                f = 1;
+        return iround(f * p->box[DMO_BOX_BAR_FILL].w);
+}
+
+static unsigned throbber_step(const struct dmo_painter *p, uint32_t frame)
+{
+        const struct dmo_theme *t = p->t;
+        unsigned steps = t->throbber_kind == DMO_THROBBER_FRAMES ? t->throbber_count : 12;
+        return (unsigned)floor(frame * t->throbber_speed) % (steps ? steps : 1);
+}
+
+static void rounded_rect(cairo_t *cr, double x, double y, double w, double h, double r)
+{
+        r = fmin(r, fmin(w, h) / 2);
+        if (r <= 0.01) {
+                cairo_rectangle(cr, x, y, w, h);
+                return;
+        }
+        cairo_new_sub_path(cr);
+        cairo_arc(cr, x + w - r, y + r, r, -M_PI / 2, 0);
+        cairo_arc(cr, x + w - r, y + h - r, r, 0, M_PI / 2);
+        cairo_arc(cr, x + r, y + h - r, r, M_PI / 2, M_PI);
+        cairo_arc(cr, x + r, y + r, r, M_PI, 3 * M_PI / 2);
+        cairo_close_path(cr);
+}
+
+static void draw_bar(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene *sc)
+{
+        const struct dmo_theme *t = p->t;
+        const struct dmo_rect *o = &p->box[DMO_BOX_BAR], *in = &p->box[DMO_BOX_BAR_FILL];
+        double r = p->bar_radius, b = p->bar_border, ri = fmax(r - b, 0);
+
+        cairo_save(cr);
+        if (p->bar_track) {
+                cairo_set_source_surface(cr, p->bar_track, o->x, o->y);
+                cairo_paint(cr);
+        } else {
+                if (b > 0) {
+                        /* The border as a ring, so a translucent track shows the
+                         * background and not the border colour beneath it. */
+                        cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD);
+                        rounded_rect(cr, o->x, o->y, o->w, o->h, r);
+                        rounded_rect(cr, in->x, in->y, in->w, in->h, ri);
+                        set_rgba(cr, &t->bar_border_color);
+                        cairo_fill(cr);
+                        cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING);
+                }
+                rounded_rect(cr, in->x, in->y, in->w, in->h, ri);
+                set_rgba(cr, &t->bar_bg);
+                cairo_fill(cr);
+        }
+        int fw = bar_px(p, sc->bar_fraction);
+        if (fw > 0 && in->h > 0) {
+                rounded_rect(cr, in->x, in->y, in->w, in->h, ri);
+                cairo_clip(cr);
+                rounded_rect(cr, in->x, in->y, fw, in->h, fmin(ri, fw / 2.0));
+                if (p->bar_fill) {
+                        cairo_set_source_surface(cr, p->bar_fill, in->x, in->y);
+                } else {
+                        const struct dmo_rgba *c = t->mode[sc->kind].bar_color.a > 0
+                                                       ? &t->mode[sc->kind].bar_color
+                                                       : &t->bar_fg;
+                        set_rgba(cr, c);
+                }
+                cairo_fill(cr);
+        }
+        cairo_restore(cr);
+}
+
+static void draw_line_in_box(struct dmo_painter *p, cairo_t *cr, enum dmo_painter_box bi,
+                             const struct dmo_line *l, enum dmo_align align,
+                             const struct dmo_rgba *color)
+{
+        const struct dmo_rect *bx = &p->box[bi];
+        p->ink_valid[bi] = false;
+        if (!l->style || l->n == 0)
+                return;
+        /* "start" is the reading start: the right edge for RTL text. */
+        if (l->rtl && align != DMO_ALIGN_CENTER)
+                align = align == DMO_ALIGN_START ? DMO_ALIGN_END : DMO_ALIGN_START;
+        double x;
+        if (l->width > bx->w)
+                x = l->rtl ? bx->x + bx->w - l->width : bx->x;
+        else if (align == DMO_ALIGN_START)
+                x = bx->x;
+        else if (align == DMO_ALIGN_END)
+                x = bx->x + bx->w - l->width;
+        else
+                x = bx->x + (bx->w - l->width) / 2;
+        x = round(x);
+        double y =
+            round(bx->y + (bx->h - (l->style->ascent + l->style->descent)) / 2 + l->style->ascent);
+        cairo_save(cr);
+        cairo_rectangle(cr, bx->x, bx->y, bx->w, bx->h);
+        cairo_clip(cr);
+        set_rgba(cr, color);
+        dmo_line_draw(cr, l, x, y);
+        cairo_restore(cr);
+        double x0, y0, x1, y1;
+        if (dmo_line_ink(l, &x0, &y0, &x1, &y1)) {
+                struct dmo_rect ink = {(int)floor(x + x0), (int)floor(y + y0),
+                                       (int)ceil(x1 - x0) + 1, (int)ceil(y1 - y0) + 1};
+                /* What is visible: the ink cut to the box. */
+                int ax = ink.x > bx->x ? ink.x : bx->x, ay = ink.y > bx->y ? ink.y : bx->y;
+                int bx2 = ink.x + ink.w < bx->x + bx->w ? ink.x + ink.w : bx->x + bx->w;
+                int by2 = ink.y + ink.h < bx->y + bx->h ? ink.y + ink.h : bx->y + bx->h;
+                p->ink[bi] = (struct dmo_rect){ax, ay, bx2 - ax, by2 - ay};
+                p->ink_valid[bi] = bx2 > ax && by2 > ay;
+        }
+}
+
+static void draw_throbber(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene *sc)
+{
+        const struct dmo_theme *t = p->t;
+        const struct dmo_rect *b = &p->box[DMO_BOX_THROBBER];
+        unsigned step = throbber_step(p, sc->frame_counter);
+
+        if (t->throbber_kind == DMO_THROBBER_FRAMES && p->throbber[step]) {
+                cairo_set_source_surface(cr, p->throbber[step], b->x, b->y);
+                cairo_paint(cr);
+                return;
+        }
+        /* Twelve dots, the brightest one walking round. */
+        double cx = b->x + b->w / 2.0, cy = b->y + b->h / 2.0, R = b->w / 2.0;
+        double dot = R * 0.16;
+        cairo_save(cr);
+        for (unsigned i = 0; i < 12; i++) {
+                double a = 2 * M_PI * i / 12 - M_PI / 2;
+                unsigned age = (step + 12 - i) % 12;
+                struct dmo_rgba c = t->throbber_color;
+                c.a *= 0.15 + 0.85 * (1.0 - age / 12.0);
+                set_rgba(cr, &c);
+                cairo_new_sub_path(cr);
+                cairo_arc(cr, cx + cos(a) * (R - dot), cy + sin(a) * (R - dot), dot, 0, 2 * M_PI);
+                cairo_fill(cr);
+        }
+        cairo_restore(cr);
+}
+
+static void draw_dialog(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene *sc)
+{
+        const struct dmo_theme *t = p->t;
+        const struct dmo_rect *b = &p->box[DMO_BOX_DIALOG];
+        double s = p->scale, pad = 16 * s;
+        double lh = p->dialog_style.ascent + p->dialog_style.descent;
+
+        cairo_save(cr);
+        rounded_rect(cr, b->x + 0.5, b->y + 0.5, b->w - 1, b->h - 1, 10 * s);
+        set_rgba(cr, &t->dialog_bg);
+        cairo_fill_preserve(cr);
+        cairo_set_line_width(cr, fmax(1, s));
+        set_rgba(cr, &t->dialog_border);
+        cairo_stroke(cr);
+
+        /* prompt */
+        struct dmo_rect saved = p->box[DMO_BOX_DETAIL];
+        bool saved_ink = p->ink_valid[DMO_BOX_DETAIL];
+        struct dmo_rect saved_inkr = p->ink[DMO_BOX_DETAIL];
+        dmo_line_shape(&p->shaper, &p->line[L_PROMPT], &p->dialog_style, sc->dialog.prompt);
+        p->box[DMO_BOX_DETAIL] = (struct dmo_rect){iround(b->x + pad), iround(b->y + pad),
+                                                   iround(b->w - 2 * pad), iround(lh)};
+        draw_line_in_box(p, cr, DMO_BOX_DETAIL, &p->line[L_PROMPT], DMO_ALIGN_START,
+                         &t->dialog_text);
+
+        double fy = b->y + pad + lh + 12 * s, fh = lh + 16 * s;
+        if (sc->dialog.kind == DMO_DIALOG_PASSWORD) {
+                double fx = b->x + pad, fw = b->w - 2 * pad;
+                rounded_rect(cr, fx, fy, fw, fh, 6 * s);
+                cairo_set_source_rgba(cr, 0, 0, 0, 0.35);
+                cairo_fill_preserve(cr);
+                set_rgba(cr, &t->dialog_accent);
+                cairo_stroke(cr);
+                double br = lh * 0.18, step = br * 3.2;
+                unsigned fit = (unsigned)fmax(0, (fw - 2 * step) / step);
+                unsigned n = sc->dialog.bullets < fit ? sc->dialog.bullets : fit;
+                set_rgba(cr, &t->dialog_text);
+                for (unsigned i = 0; i < n; i++) {
+                        cairo_new_sub_path(cr);
+                        cairo_arc(cr, fx + step + i * step, fy + fh / 2, br, 0, 2 * M_PI);
+                }
+                cairo_fill(cr);
+        } else if (sc->dialog.kind == DMO_DIALOG_QUESTION) {
+                double bw = (b->w - 3 * pad) / 2;
+                for (int i = 0; i < 2; i++) {
+                        bool yes = i == 0, hi = yes == sc->dialog.answer_yes;
+                        double bx = b->x + pad + i * (bw + pad);
+                        rounded_rect(cr, bx, fy, bw, fh, 6 * s);
+                        if (hi) {
+                                set_rgba(cr, &t->dialog_accent);
+                                cairo_fill(cr);
+                        } else {
+                                set_rgba(cr, &t->dialog_border);
+                                cairo_stroke(cr);
+                        }
+                        p->box[DMO_BOX_DETAIL] =
+                            (struct dmo_rect){iround(bx), iround(fy), iround(bw), iround(fh)};
+                        draw_line_in_box(p, cr, DMO_BOX_DETAIL, &p->line[yes ? L_YES : L_NO],
+                                         DMO_ALIGN_CENTER, &t->dialog_text);
+                }
+        }
+        p->box[DMO_BOX_DETAIL] = saved;
+        p->ink_valid[DMO_BOX_DETAIL] = saved_ink;
+        p->ink[DMO_BOX_DETAIL] = saved_inkr;
+        cairo_restore(cr);
+}
+
+static void draw_all(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene *sc)
+{
+        const struct dmo_theme *t = p->t;
+        const struct dmo_theme_mode *m = &t->mode[sc->kind];
+
+        if (p->base) {
+                cairo_set_source_surface(cr, p->base, 0, 0);
+                cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
+                cairo_paint(cr);
+                cairo_set_operator(cr, CAIRO_OPERATOR_OVER);
+        } else {
+                cairo_set_source_rgb(cr, t->bg_color.r, t->bg_color.g, t->bg_color.b);
+                cairo_paint(cr);
+        }
+        if (p->logo && m->show_logo) {
+                cairo_set_source_surface(cr, p->logo, p->box[DMO_BOX_LOGO].x,
+                                         p->box[DMO_BOX_LOGO].y);
+                cairo_paint(cr);
+        }
+        if (t->text[DMO_TEXT_TITLE].show)
+                draw_line_in_box(p, cr, DMO_BOX_TITLE, &p->line[L_TITLE0 + sc->kind],
+                                 t->text[DMO_TEXT_TITLE].align, &t->text[DMO_TEXT_TITLE].color);
+        if (t->text[DMO_TEXT_SUBTITLE].show)
+                draw_line_in_box(p, cr, DMO_BOX_SUBTITLE, &p->line[L_SUBTITLE0 + sc->kind],
+                                 t->text[DMO_TEXT_SUBTITLE].align,
+                                 &t->text[DMO_TEXT_SUBTITLE].color);
+        if (m->show_bar)
+                draw_bar(p, cr, sc);
+        if (m->show_stats && t->text[DMO_TEXT_STATS].show)
+                draw_line_in_box(p, cr, DMO_BOX_STATS, &p->line[L_STATS],
+                                 t->text[DMO_TEXT_STATS].align, &t->text[DMO_TEXT_STATS].color);
+        if (t->text[DMO_TEXT_MESSAGE].show)
+                draw_line_in_box(p, cr, DMO_BOX_MESSAGE, &p->line[L_MESSAGE],
+                                 t->text[DMO_TEXT_MESSAGE].align, &t->text[DMO_TEXT_MESSAGE].color);
+        if (t->text[DMO_TEXT_DETAIL].show)
+                draw_line_in_box(p, cr, DMO_BOX_DETAIL, &p->line[L_DETAIL],
+                                 t->text[DMO_TEXT_DETAIL].align, &t->text[DMO_TEXT_DETAIL].color);
+        if (m->show_throbber && p->box_shown[DMO_BOX_THROBBER])
+                draw_throbber(p, cr, sc);
+        if (sc->dialog.kind != DMO_DIALOG_NONE)
+                draw_dialog(p, cr, sc);
+}
+
+static struct target *get_target(struct dmo_painter *p, uint8_t *pixels, int stride)
+{
+        for (int i = 0; i < MAX_TARGETS; i++)
+                if (p->targets[i].pixels == pixels && p->targets[i].stride == stride)
+                        return &p->targets[i];
+        /* A buffer not seen before: the only allocation paint may do, once per buffer. */
+        struct target *t = &p->targets[p->next_target];
+        p->next_target = (p->next_target + 1) % MAX_TARGETS;
+        if (t->cr)
+                cairo_destroy(t->cr);
+        if (t->surface)
+                cairo_surface_destroy(t->surface);
+        *t = (struct target){0};
+        cairo_surface_t *s =
+            cairo_image_surface_create_for_data(pixels, CAIRO_FORMAT_RGB24, p->w, p->h, stride);
+        if (cairo_surface_status(s)) {
+                cairo_surface_destroy(s);
+                return NULL;
+        }
+        cairo_t *cr = cairo_create(s);
+        if (cairo_status(cr)) {
+                cairo_destroy(cr);
+                cairo_surface_destroy(s);
+                return NULL;
+        }
+        *t = (struct target){pixels, stride, s, cr};
+        return t;
+}
+
+static bool same_dialog(const struct dmo_dialog *a, const struct dmo_dialog *b)
+{
+        if (a->kind != b->kind)
+                return false;
+        if (a->kind == DMO_DIALOG_NONE)
+                return true;
+        return a->bullets == b->bullets && a->answer_yes == b->answer_yes &&
+               !strncmp(a->prompt, b->prompt, sizeof(a->prompt));
+}
+
+static void add_damage(struct dmo_rect *d, unsigned max, unsigned *n, struct dmo_rect r, int w,
+                       int h)
+{
+        /* Cut to the screen; grow by a pixel for antialiased edges. */
+        r.x -= 1;
+        r.y -= 1;
+        r.w += 2;
+        r.h += 2;
+        int x1 = r.x + r.w, y1 = r.y + r.h;
+        r.x = r.x < 0 ? 0 : r.x;
+        r.y = r.y < 0 ? 0 : r.y;
+        x1 = x1 > w ? w : x1;
+        y1 = y1 > h ? h : y1;
+        if (x1 <= r.x || y1 <= r.y || max == 0)
+                return;
+        r.w = x1 - r.x;
+        r.h = y1 - r.y;
+        if (*n < max) {
+                d[(*n)++] = r;
+                return;
+        }
+        /* Out of slots: merge everything into the last one. */
+        struct dmo_rect *u = &d[max - 1];
+        int ux = u->x < r.x ? u->x : r.x, uy = u->y < r.y ? u->y : r.y;
+        int ux1 = u->x + u->w > x1 ? u->x + u->w : x1, uy1 = u->y + u->h > y1 ? u->y + u->h : y1;
+        *u = (struct dmo_rect){ux, uy, ux1 - ux, uy1 - uy};
+}
+
+int dmo_painter_paint(struct dmo_painter *p, uint8_t *pixels, int stride,
+                      const struct dmo_scene *sc, bool force_full, struct dmo_rect *damage,
+                      unsigned max_damage, unsigned *ndamage)
+{
+        struct dmo_rect local[1];
+        unsigned nd = 0;
+
+        if (!p || !pixels || !sc || stride < p->w * 4 || (unsigned)sc->kind > DMO_SCENE_ERROR)
+                return -EINVAL;
+        if (!damage || max_damage == 0) {
+                damage = local;
+                max_damage = 1;
+        }
+        struct target *tg = get_target(p, pixels, stride);
+        if (!tg)
+                return -ENOMEM;
+        cairo_t *cr = tg->cr;
+
+        /* What the new frame shows. */
+        struct painter_state now = {
+            .valid = true,
+            .kind = sc->kind,
+            .bar_px = bar_px(p, sc->bar_fraction),
+            .throbber_step = throbber_step(p, sc->frame_counter),
+            .dialog = sc->dialog,
+        };
+        now.dialog.prompt[sizeof(now.dialog.prompt) - 1] = '\0';
+        char stats[256], detail[256];
+        if (p->t->mode[sc->kind].show_stats)
+                build_stats(sc, stats, sizeof(stats));
+        else
+                stats[0] = '\0';
+        if (sc->detail[0])
+                snprintf(detail, sizeof(detail), "%.255s", sc->detail);
+        else if (sc->reboot_after && sc->kind == DMO_SCENE_HIBERNATE)
+                snprintf(detail, sizeof(detail), "%s",
+                         _("The computer will restart instead of powering off"));
+        else
+                detail[0] = '\0';
+        const char *message = sc->progress.message;
+
+        bool changed_stats = false, changed_msg = false, changed_detail = false;
+        if (p->have_text) {
+                changed_stats = dmo_line_shape(&p->shaper, &p->line[L_STATS],
+                                               &p->style[DMO_TEXT_STATS], stats) > 0;
+                changed_msg = dmo_line_shape(&p->shaper, &p->line[L_MESSAGE],
+                                             &p->style[DMO_TEXT_MESSAGE], message) > 0;
+                changed_detail = dmo_line_shape(&p->shaper, &p->line[L_DETAIL],
+                                                &p->style[DMO_TEXT_DETAIL], detail) > 0;
+        }
+
+        const struct painter_state *was = &p->prev;
+        bool full = force_full || !was->valid || was->kind != now.kind;
+        if (full) {
+                add_damage(damage, max_damage, &nd, (struct dmo_rect){0, 0, p->w, p->h}, p->w,
+                           p->h);
+        } else {
+                const struct dmo_theme_mode *m = &p->t->mode[sc->kind];
+                if (m->show_bar && was->bar_px != now.bar_px)
+                        add_damage(damage, max_damage, &nd, p->box[DMO_BOX_BAR], p->w, p->h);
+                if (m->show_stats && changed_stats)
+                        add_damage(damage, max_damage, &nd, p->box[DMO_BOX_STATS], p->w, p->h);
+                if (changed_msg)
+                        add_damage(damage, max_damage, &nd, p->box[DMO_BOX_MESSAGE], p->w, p->h);
+                if (changed_detail)
+                        add_damage(damage, max_damage, &nd, p->box[DMO_BOX_DETAIL], p->w, p->h);
+                if (m->show_throbber && p->box_shown[DMO_BOX_THROBBER] &&
+                    was->throbber_step != now.throbber_step)
+                        add_damage(damage, max_damage, &nd, p->box[DMO_BOX_THROBBER], p->w, p->h);
+                if (!same_dialog(&was->dialog, &now.dialog))
+                        add_damage(damage, max_damage, &nd, p->box[DMO_BOX_DIALOG], p->w, p->h);
+        }
+        for (unsigned i = 0; i < nd; i++) {
+                cairo_save(cr);
+                cairo_rectangle(cr, damage[i].x, damage[i].y, damage[i].w, damage[i].h);
+                cairo_clip(cr);
+                draw_all(p, cr, sc);
+                cairo_restore(cr);
+        }
+        cairo_surface_flush(tg->surface);
+        p->prev = now;
+        if (ndamage)
+                *ndamage = damage == local ? 0 : nd;
+        return 0;
+}

@@ -1,0 +1,94 @@
+/* theme-private: the loaded theme as the painter and the checker see it.
+ * Only theme.c, painter.c, text.c and theme_check.c include this. */
+#ifndef DMO_SPLASH_THEME_PRIVATE_H
+#define DMO_SPLASH_THEME_PRIVATE_H
+
+#include <stdbool.h>
+
+#include <cairo.h>
+
+#include "splash/scene.h"
+#include "splash/theme.h"
+
+#define DMO_THEME_MAX_THROBBER 64
+#define DMO_THEME_PATH         512
+
+struct dmo_rgba {
+        double r, g, b, a;
+};
+
+enum dmo_bg_kind { DMO_BG_COLOR, DMO_BG_GRADIENT, DMO_BG_IMAGE };
+enum dmo_fit { DMO_FIT_SCALE, DMO_FIT_CENTER, DMO_FIT_TILE };
+enum dmo_align { DMO_ALIGN_START, DMO_ALIGN_CENTER, DMO_ALIGN_END };
+
+/* An image with its optional @2x variant (either may be NULL). */
+struct dmo_theme_image {
+        char file[DMO_THEME_PATH];
+        cairo_surface_t *x1, *x2;
+};
+
+enum dmo_text_slot {
+        DMO_TEXT_TITLE,
+        DMO_TEXT_SUBTITLE,
+        DMO_TEXT_MESSAGE,
+        DMO_TEXT_STATS,
+        DMO_TEXT_DETAIL,
+        DMO_TEXT_COUNT
+};
+
+struct dmo_theme_text {
+        bool show;
+        double halign, valign; /* centre of the box, as fractions of the screen */
+        double width;          /* box width: fraction of the screen (≤ 1) or px at scale 1 */
+        double size;           /* font size, px at scale 1 */
+        bool bold;
+        enum dmo_align align; /* "start" follows the text direction */
+        struct dmo_rgba color;
+};
+
+struct dmo_theme_mode {
+        char title[256], subtitle[256]; /* translated at load time */
+        bool show_bar, show_stats, show_throbber, show_logo;
+        struct dmo_rgba bar_color; /* a=0: the bar's own colour */
+};
+
+struct dmo_theme {
+        int format;
+        char name[128], description[256];
+        char dir[DMO_THEME_PATH];
+
+        /* fonts: resolved paths; "" when missing (painter falls back) */
+        char font_regular[DMO_THEME_PATH], font_bold[DMO_THEME_PATH], font_fallback[DMO_THEME_PATH];
+
+        enum dmo_bg_kind bg_kind;
+        enum dmo_fit bg_fit;
+        struct dmo_rgba bg_color, bg_color2;
+        struct dmo_theme_image bg_image;
+
+        struct dmo_theme_image logo;
+        double logo_halign, logo_valign, logo_width; /* width px at scale 1, 0: image size */
+
+        double bar_halign, bar_valign, bar_width, bar_height, bar_border, bar_radius;
+        struct dmo_rgba bar_fg, bar_bg, bar_border_color;
+        struct dmo_theme_image bar_fill_image, bar_track_image;
+
+        enum { DMO_THROBBER_NONE, DMO_THROBBER_SPINNER, DMO_THROBBER_FRAMES } throbber_kind;
+        double throbber_halign, throbber_valign, throbber_size, throbber_speed;
+        struct dmo_rgba throbber_color;
+        char throbber_pattern[128];
+        unsigned throbber_count;
+        struct dmo_theme_image throbber[DMO_THEME_MAX_THROBBER];
+
+        struct dmo_theme_text text[DMO_TEXT_COUNT];
+
+        double dialog_halign, dialog_valign, dialog_width, dialog_size;
+        struct dmo_rgba dialog_bg, dialog_border, dialog_text, dialog_accent;
+
+        struct dmo_theme_mode mode[4]; /* by enum dmo_scene_kind */
+};
+
+/* Picks the variant for a scale: @2x when scale > 1.5 and present. */
+cairo_surface_t *dmo_theme_image_pick(const struct dmo_theme_image *im, double scale,
+                                      double *image_scale);
+
+#endif
