@@ -22,3 +22,8 @@ check_PROGRAMS += tests/kernel-swap-area.test
 TESTS += tests/kernel-swap-area.test
 tests_kernel_swap_area_test_SOURCES = tests/kernel-swap-area.c
 tests_kernel_swap_area_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
+
+check_PROGRAMS += tests/kernel-sim-pages.test
+TESTS += tests/kernel-sim-pages.test
+tests_kernel_sim_pages_test_SOURCES = tests/kernel-sim-pages.c
+tests_kernel_sim_pages_test_LDADD = $(DMO_KERNEL_TEST_LDADD)

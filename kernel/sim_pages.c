@@ -169,15 +169,15 @@ static void fill_random(uint64_t s, uint8_t *p, size_t n)
         }
 }
 
-/* A copy refers to one of the 32 pages before it; chains resolve to the
- * original, which is never itself a copy. */
+/* A copy refers to one of the 32 data pages before it; chains resolve to
+ * the original, which is never itself a copy (page 1 as a copy is zero). */
 static uint64_t copy_source(uint64_t seed, uint64_t index, uint64_t h)
 {
         for (;;) {
-                uint64_t back = 1 + ((h >> 40) & 31);
-                if (back >= index)
+                if (index <= 1)
                         return 0;
-                index -= back;
+                uint64_t window = index - 1 < 32 ? index - 1 : 32;
+                index -= 1 + (h >> 40) % window;
                 h = page_hash(seed, index);
                 if (kind_of_hash(h) != DMO_SIM_PAGE_COPY)
                         return index;
