@@ -27,3 +27,8 @@ check_PROGRAMS += tests/kernel-sim-pages.test
 TESTS += tests/kernel-sim-pages.test
 tests_kernel_sim_pages_test_SOURCES = tests/kernel-sim-pages.c
 tests_kernel_sim_pages_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
+
+check_PROGRAMS += tests/kernel-sim-kernel.test
+TESTS += tests/kernel-sim-kernel.test
+tests_kernel_sim_kernel_test_SOURCES = tests/kernel-sim-kernel.c
+tests_kernel_sim_kernel_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
