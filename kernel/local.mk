@@ -32,3 +32,8 @@ check_PROGRAMS += tests/kernel-sim-kernel.test
 TESTS += tests/kernel-sim-kernel.test
 tests_kernel_sim_kernel_test_SOURCES = tests/kernel-sim-kernel.c
 tests_kernel_sim_kernel_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
+
+check_PROGRAMS += tests/kernel-snapshot-dev.test
+TESTS += tests/kernel-snapshot-dev.test
+tests_kernel_snapshot_dev_test_SOURCES = tests/kernel-snapshot-dev.c
+tests_kernel_snapshot_dev_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
