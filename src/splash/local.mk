@@ -4,7 +4,8 @@ src_splash_libdmo_splash_a_SOURCES =
 
 # outputs room: text/kms/fbdev outputs, the renderer thread, tty keys
 src_splash_libdmo_splash_a_SOURCES += src/splash/keys.c src/splash/keys.h src/splash/output_text.c \
-	src/splash/drm_select.c src/splash/drm_select.h src/splash/renderer.c src/splash/renderer.h
+	src/splash/drm_select.c src/splash/drm_select.h src/splash/renderer.c src/splash/renderer.h \
+	src/splash/output.c src/splash/output_kms.c src/splash/output_fbdev.c
 check_PROGRAMS += tests/splash-keys-decoder.test
 TESTS += tests/splash-keys-decoder.test
 tests_splash_keys_decoder_test_SOURCES = tests/splash-keys-decoder.c src/splash/keys.c
@@ -44,3 +45,8 @@ tests_splash_renderer_thread_test_SOURCES = tests/splash-renderer-thread.c src/s
 	src/splash/keys.c
 tests_splash_renderer_thread_test_LDADD = tests/libdmotest.a src/progress/libdmo-progress.a \
 	src/util/libdmo-util.a $(DMO_LIBS)
+check_PROGRAMS += tests/splash-kms-nodevice.test
+TESTS += tests/splash-kms-nodevice.test
+tests_splash_kms_nodevice_test_SOURCES = tests/splash-kms-nodevice.c src/splash/output.c \
+	src/splash/output_kms.c src/splash/output_fbdev.c src/splash/output_text.c src/splash/drm_select.c
+tests_splash_kms_nodevice_test_LDADD = $(DMO_PAINTER_TEST_LIBS)

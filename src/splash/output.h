@@ -59,4 +59,10 @@ extern const struct dmo_output_ops dmo_output_text;
 /* "kms", "fbdev", "png", "text" → ops, or NULL. */
 const struct dmo_output_ops *dmo_output_find(const char *name);
 
+/* A translated sentence for an error ops->open() returned, saying what failed
+ * and what to do (kms: -ENODEV no card in time, -EBUSY another master,
+ * -EACCES not allowed, -EOPNOTSUPP no dumb buffers; fbdev: -ENODEV,
+ * -ENOTTY, -EOPNOTSUPP pixel format); NULL when strerror() says enough. */
+const char *dmo_output_strerror(const struct dmo_output_ops *ops, int err);
+
 #endif
