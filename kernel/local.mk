@@ -37,3 +37,8 @@ check_PROGRAMS += tests/kernel-snapshot-dev.test
 TESTS += tests/kernel-snapshot-dev.test
 tests_kernel_snapshot_dev_test_SOURCES = tests/kernel-snapshot-dev.c
 tests_kernel_snapshot_dev_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
+
+check_PROGRAMS += tests/kernel-cmdline.test
+TESTS += tests/kernel-cmdline.test
+tests_kernel_cmdline_test_SOURCES = tests/kernel-cmdline.c
+tests_kernel_cmdline_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
