@@ -45,6 +45,10 @@ tests_splash_renderer_thread_test_SOURCES = tests/splash-renderer-thread.c src/s
 	src/splash/keys.c
 tests_splash_renderer_thread_test_LDADD = tests/libdmotest.a src/progress/libdmo-progress.a \
 	src/util/libdmo-util.a $(DMO_LIBS)
+check_PROGRAMS += tests/splash-painter.test
+TESTS += tests/splash-painter.test
+tests_splash_painter_test_SOURCES = tests/splash-painter.c
+tests_splash_painter_test_LDADD = $(DMO_PAINTER_TEST_LIBS)
 check_PROGRAMS += tests/splash-kms-nodevice.test
 TESTS += tests/splash-kms-nodevice.test
 tests_splash_kms_nodevice_test_SOURCES = tests/splash-kms-nodevice.c src/splash/output.c \

@@ -186,7 +186,9 @@ static uint32_t utf8_next(const char *s, size_t len, size_t *i)
 
 static enum bidi_class classify(hb_unicode_funcs_t *uf, uint32_t c)
 {
-        if ((c >= '0' && c <= '9') || (c >= 0x660 && c <= 0x669) || (c >= 0x6f0 && c <= 0x6f9))
+        /* Digits, and the percent sign that belongs to them ("42%"). */
+        if ((c >= '0' && c <= '9') || (c >= 0x660 && c <= 0x669) || (c >= 0x6f0 && c <= 0x6f9) ||
+            c == '%' || c == 0x066a)
                 return B_NUM;
         hb_unicode_general_category_t gc = hb_unicode_general_category(uf, c);
         switch (gc) {
@@ -281,7 +283,11 @@ static unsigned split_runs(const char *s, size_t len, bool para_rtl, struct lrun
         return n;
 }
 
-static int pick_font(const struct dmo_textstyle *st, const char *s, size_t start, size_t end)
+/* Right-to-left runs go to the fallback when it has them all: Latin-first
+ * fonts like DejaVu Sans carry some Arabic, but not shaped forms good
+ * enough to read. */
+static int pick_font(const struct dmo_textstyle *st, const char *s, size_t start, size_t end,
+                     bool rtl)
 {
         unsigned miss0 = 0, miss1 = 0;
         for (size_t i = start; i < end;) {
@@ -289,7 +295,11 @@ static int pick_font(const struct dmo_textstyle *st, const char *s, size_t start
                 miss0 += !font_has(st->font[0], c);
                 miss1 += !font_has(st->font[1], c);
         }
-        return miss0 && st->font[1] && miss1 < miss0 ? 1 : 0;
+        if (!st->font[1])
+                return 0;
+        if (rtl && miss1 == 0)
+                return 1;
+        return miss0 && miss1 < miss0 ? 1 : 0;
 }
 
 int dmo_line_shape(struct dmo_shaper *s, struct dmo_line *l, const struct dmo_textstyle *st,
@@ -323,7 +333,7 @@ int dmo_line_shape(struct dmo_shaper *s, struct dmo_line *l, const struct dmo_te
         for (unsigned k = 0; k < nr; k++) {
                 /* RTL paragraphs lay their runs out right to left. */
                 const struct lrun *r = &runs[l->rtl ? nr - 1 - k : k];
-                int fi = pick_font(st, l->text, r->start, r->end);
+                int fi = pick_font(st, l->text, r->start, r->end, r->rtl);
                 hb_font_t *hf = st->font[fi]->hb;
                 int scale = (int)lround(st->size * 64);
 
@@ -390,6 +400,9 @@ bool dmo_line_ink(const struct dmo_line *l, double *x0, double *y0, double *x1, 
                                                 (int)r->count, &e);
                 if (e.width <= 0 || e.height <= 0)
                         continue;
+                /* cairo reports the box relative to the run's first glyph. */
+                e.x_bearing += l->glyphs[r->first].x;
+                e.y_bearing += l->glyphs[r->first].y;
                 if (!any) {
                         *x0 = e.x_bearing;
                         *y0 = e.y_bearing;
