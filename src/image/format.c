@@ -108,11 +108,6 @@ enum {
         K_CSUM = 48,
 };
 
-/* Compression levels are the codec's business; the format only keeps them
- * within what zstd and LZ4 accept. */
-#define LEVEL_MIN (-(1 << 17))
-#define LEVEL_MAX 255
-
 static const char *const fault_ids[DMO_FAULT_COUNT] = {
     [DMO_FAULT_NONE] = "none",
     [DMO_FAULT_NOT_SWAP] = "not-swap",
@@ -126,6 +121,8 @@ static const char *const fault_ids[DMO_FAULT_COUNT] = {
     [DMO_FAULT_ENCRYPTED] = "encrypted",
     [DMO_FAULT_EXTENT_MAP] = "extent-map",
     [DMO_FAULT_EXTENT_IO] = "extent-io",
+    [DMO_FAULT_SWAP_IO] = "swap-header-io",
+    [DMO_FAULT_TRUNCATED] = "truncated",
 };
 
 const char *dmo_image_fault_id(enum dmo_image_fault f)
@@ -346,7 +343,7 @@ int dmo_image_header_check(const struct dmo_image_header *h)
                 return -EINVAL;
         if (h->compress > DMO_COMPRESS_ZSTD)
                 return -EINVAL;
-        if (h->level < LEVEL_MIN || h->level > LEVEL_MAX)
+        if (h->level < DMO_IMAGE_LEVEL_MIN || h->level > DMO_IMAGE_LEVEL_MAX)
                 return -EINVAL;
         if (h->chunk_pages == 0 || h->chunk_pages > DMO_CHUNK_MAX_PAGES)
                 return -EINVAL;

@@ -55,6 +55,8 @@ enum dmo_image_fault {
         DMO_FAULT_ENCRYPTED,       /* encrypted, or an unknown incompatible feature */
         DMO_FAULT_EXTENT_MAP,      /* the extent map is corrupt or out of bounds */
         DMO_FAULT_EXTENT_IO,       /* the extent map could not be read */
+        DMO_FAULT_SWAP_IO,         /* the swap header page could not be read */
+        DMO_FAULT_TRUNCATED,       /* the image reaches past the end of the device */
         DMO_FAULT_COUNT
 };
 
@@ -106,6 +108,11 @@ int dmo_sig_parse(const uint8_t *page, uint32_t page_size, struct dmo_sig *out);
 /* ---- image header ---- */
 
 #define DMO_IMAGE_HEADER_LEN 1024u /* bytes defined by version 1.0 */
+
+/* Compression levels are the codec's business; the format keeps them
+ * within what zstd and LZ4 accept. */
+#define DMO_IMAGE_LEVEL_MIN (-(1 << 17))
+#define DMO_IMAGE_LEVEL_MAX 255
 
 /* Incompatible flags (low 16 bits): a reader that does not know one of
  * them refuses the image. Compatible flags (high 16 bits) may be ignored. */

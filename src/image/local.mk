@@ -1,9 +1,17 @@
 # src/image: the on-disk format (signature, header, extent map, chunk
 # headers), the image writer and reader, and the info describer.
 noinst_LIBRARIES += src/image/libdmo-image.a
-src_image_libdmo_image_a_SOURCES = src/image/format.c src/image/format.h src/image/le.h
+src_image_libdmo_image_a_SOURCES = src/image/format.c src/image/format.h src/image/le.h \
+	src/image/sigdev.c src/image/sigdev.h \
+	src/image/writer.c src/image/writer.h \
+	src/image/reader.c src/image/reader.h src/image/info.c
 
-check_PROGRAMS += tests/image-format.test
-TESTS += tests/image-format.test
+DMO_IMAGE_TEST_LIBS = tests/libdmotest.a src/image/libdmo-image.a src/codec/libdmo-codec.a \
+	src/progress/libdmo-progress.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
+
+check_PROGRAMS += tests/image-format.test tests/image-roundtrip.test
+TESTS += tests/image-format.test tests/image-roundtrip.test
 tests_image_format_test_SOURCES = tests/image-format.c
 tests_image_format_test_LDADD = tests/libdmotest.a src/image/libdmo-image.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_image_roundtrip_test_SOURCES = tests/image-roundtrip.c tests/image-testutil.h
+tests_image_roundtrip_test_LDADD = $(DMO_IMAGE_TEST_LIBS)

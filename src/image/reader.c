@@ -1,0 +1,368 @@
+/* reader: probe (signature → header → extent map) and the streaming
+ * decoder (extents → read-ahead → chunk headers → codec → pages). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "image/reader.h"
+#include "kernel/blockdev.h"
+#include "progress/progress.h"
+#include "util/cleanup.h"
+
+/* Read-ahead per request, where the extent is long enough. */
+#define READ_AHEAD_BYTES (1u << 20)
+
+/* Hibernation signatures of other tools (kernel, suspend-utils, old
+ * kernels), told apart from "no swap area at all" for the message. */
+static const char *const foreign_magics[] = {"S1SUSPEND", "S2SUSPEND", "ULSUSPEND", "LINHIB0001"};
+
+static int dev_read(void *ctx, void *buf, size_t len, uint64_t off)
+{
+        return dmo_blockdev_pread(ctx, buf, len, off);
+}
+
+static int probe_fail(struct dmo_image_info *info, enum dmo_image_fault f, int err)
+{
+        info->fault = f;
+        return err;
+}
+
+static bool is_foreign(const uint8_t *page, uint32_t ps)
+{
+        for (size_t i = 0; i < DMO_ARRAY_SIZE(foreign_magics); i++)
+                if (memcmp(page + ps - DMO_SWAP_MAGIC_LEN, foreign_magics[i],
+                           strlen(foreign_magics[i]) + 1) == 0)
+                        return true;
+        return false;
+}
+
+/* Reads and checks the extent map of a verified header into *ext (allocated). */
+static int load_map(struct dmo_blockdev *dev, const struct dmo_image_info *info, uint8_t *page,
+                    struct dmo_extent **ext_out)
+{
+        const struct dmo_image_header *h = &info->header;
+        /* The header's checks bound extent_count by the stream, which is
+         * bounded by image_pages; the device bounds what is plausible. */
+        if (h->extent_count > info->device_size / h->page_size)
+                return -EBADMSG;
+        _cleanup_free_ struct dmo_extent *ext = calloc(h->extent_count, sizeof(*ext));
+        _cleanup_free_ struct dmo_extent *scratch =
+            calloc(dmo_map_scratch_len(h), sizeof(*scratch));
+        if (!ext || !scratch)
+                return -ENOMEM;
+        const struct dmo_map_bounds b = {
+            .device_size = info->device_size,
+            .swap_header_offset = info->swap_header_offset,
+            .header_offset = info->sig.header_offset,
+        };
+        int r = dmo_extent_map_load(h, &b, dev_read, dev, page, ext, scratch);
+        if (r < 0)
+                return r;
+        *ext_out = dmo_steal_ptr(ext);
+        return 0;
+}
+
+int dmo_image_probe(struct dmo_blockdev *dev, uint64_t header_page, uint32_t page_size,
+                    struct dmo_image_info *info)
+{
+        if (!dev || !info || dmo_image_check_page_size(page_size) < 0)
+                return -EINVAL;
+        memset(info, 0, sizeof(*info));
+        info->page_size = page_size;
+        info->device_size = dmo_blockdev_size(dev);
+        const uint64_t ps = page_size;
+        if (header_page > info->device_size / ps - 1 || info->device_size < ps)
+                return probe_fail(info, DMO_FAULT_NOT_SWAP, -ENODEV);
+        info->swap_header_offset = header_page * ps;
+
+        _cleanup_free_ uint8_t *page = aligned_alloc(ps, ps);
+        if (!page)
+                return -ENOMEM;
+        int r = dmo_blockdev_pread(dev, page, ps, info->swap_header_offset);
+        if (r < 0)
+                return probe_fail(info, DMO_FAULT_SWAP_IO, r);
+
+        r = dmo_sig_parse(page, page_size, &info->sig);
+        if (r == -ENOENT)
+                return r;
+        if (r == -ENODEV)
+                return probe_fail(
+                    info, is_foreign(page, page_size) ? DMO_FAULT_FOREIGN : DMO_FAULT_NOT_SWAP, r);
+        if (r == -EPROTONOSUPPORT)
+                return probe_fail(info, DMO_FAULT_VERSION, r);
+        if (r < 0)
+                return probe_fail(info, DMO_FAULT_SIGNATURE, r);
+        info->has_sig = true;
+
+        const uint64_t hoff = info->sig.header_offset;
+        if (hoff == info->swap_header_offset)
+                return probe_fail(info, DMO_FAULT_SIGNATURE, -EBADMSG);
+        if (hoff > info->device_size - ps)
+                return probe_fail(info, DMO_FAULT_TRUNCATED, -EBADMSG);
+        r = dmo_blockdev_pread(dev, page, ps, hoff);
+        if (r < 0)
+                return probe_fail(info, DMO_FAULT_HEADER_IO, r);
+
+        enum dmo_image_fault f;
+        r = dmo_image_header_decode(page, page_size, &info->header, &f);
+        if (r < 0)
+                return probe_fail(info, f, r);
+        /* The signature names the exact header it was written for: a stale
+         * or torn header cannot pass for the current one. */
+        if (XXH3_64bits(page, ps) != info->sig.header_hash)
+                return probe_fail(info, DMO_FAULT_HEADER_CHECKSUM, -EBADMSG);
+        info->has_header = true;
+
+        _cleanup_free_ struct dmo_extent *ext = NULL;
+        r = load_map(dev, info, page, &ext);
+        if (r == -EBADMSG) {
+                /* Tell a device cut short from a scrambled map. */
+                const struct dmo_image_header *h = &info->header;
+                bool cut = h->map_offset > info->device_size - ps;
+                return probe_fail(info, cut ? DMO_FAULT_TRUNCATED : DMO_FAULT_EXTENT_MAP, r);
+        }
+        if (r < 0)
+                return probe_fail(info, r == -ENXIO ? DMO_FAULT_TRUNCATED : DMO_FAULT_EXTENT_IO,
+                                  r == -ENXIO ? -EBADMSG : r);
+        info->map_ok = true;
+        return 0;
+}
+
+struct dmo_image_reader {
+        struct dmo_image_info info;
+        struct dmo_blockdev *dev;
+        struct dmo_progress *progress;
+        struct dmo_codec *codec;
+        uint32_t capacity;
+        uint32_t ps;
+
+        struct dmo_extent *ext;
+        uint64_t n_ext;
+        uint64_t ext_idx; /* extent the read-ahead continues in */
+        uint64_t ext_pos; /* bytes of it already read */
+
+        uint8_t *buf; /* read-ahead: buf[buf_off..buf_len) not consumed yet */
+        size_t buf_cap;
+        size_t buf_len;
+        size_t buf_off;
+        uint64_t stream_pos; /* stream bytes consumed */
+
+        uint64_t parsed_chunks;
+        uint64_t parsed_pages;
+
+        struct dmo_chunk *cur; /* being delivered */
+        uint32_t cur_idx;
+        uint64_t delivered_pages;
+        uint64_t delivered_chunks;
+        int error;
+        bool done;
+};
+
+void dmo_image_reader_free(struct dmo_image_reader *r)
+{
+        if (!r)
+                return;
+        dmo_codec_free(r->codec);
+        free(r->ext);
+        free(r->buf);
+        free(r);
+}
+
+int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev *dev,
+                         unsigned threads, struct dmo_progress *progress,
+                         struct dmo_image_reader **out)
+{
+        if (!info || !dev || !out || !info->has_sig || !info->has_header || !info->map_ok)
+                return -EINVAL;
+        const struct dmo_image_header *h = &info->header;
+        struct dmo_image_reader *r = calloc(1, sizeof(*r));
+        if (!r)
+                return -ENOMEM;
+        r->info = *info;
+        r->dev = dev;
+        r->progress = progress;
+        r->ps = h->page_size;
+        r->n_ext = h->extent_count;
+
+        int err = -ENOMEM;
+        uint8_t *page = aligned_alloc(r->ps, r->ps);
+        if (!page)
+                goto fail;
+        err = load_map(dev, &r->info, page, &r->ext);
+        free(page);
+        if (err < 0)
+                goto fail;
+
+        const struct dmo_codec_params cp = {
+            .dir = DMO_CODEC_DECODE,
+            .algo = (enum dmo_compress)h->compress,
+            .level = h->level,
+            .page_size = r->ps,
+            .chunk_pages = h->chunk_pages,
+            .threads = threads,
+        };
+        err = dmo_codec_new(&cp, &r->codec);
+        if (err < 0)
+                goto fail;
+        r->capacity = dmo_codec_payload_capacity(r->codec);
+
+        err = -ENOMEM;
+        r->buf_cap = READ_AHEAD_BYTES < r->ps ? r->ps : READ_AHEAD_BYTES / r->ps * r->ps;
+        r->buf = aligned_alloc(r->ps, r->buf_cap);
+        if (!r->buf)
+                goto fail;
+        memset(r->buf, 0, r->buf_cap);
+        *out = r;
+        return 0;
+fail:
+        dmo_image_reader_free(r);
+        return err;
+}
+
+/* Next read-ahead request: as much of the current extent as fits. */
+static int refill(struct dmo_image_reader *r)
+{
+        while (r->ext_idx < r->n_ext && r->ext_pos == r->ext[r->ext_idx].pages * r->ps) {
+                r->ext_idx++;
+                r->ext_pos = 0;
+        }
+        if (r->ext_idx == r->n_ext)
+                return -EBADMSG; /* the stream wants more than the extents hold */
+        const struct dmo_extent *e = &r->ext[r->ext_idx];
+        uint64_t n = e->pages * r->ps - r->ext_pos;
+        if (n > r->buf_cap)
+                n = r->buf_cap;
+        int err = dmo_blockdev_pread(r->dev, r->buf, n, e->offset + r->ext_pos);
+        if (err < 0)
+                return err == -ENXIO ? -EBADMSG : err;
+        if (r->progress)
+                dmo_progress_add_bytes(r->progress, n);
+        r->ext_pos += n;
+        r->buf_off = 0;
+        r->buf_len = n;
+        return 0;
+}
+
+/* Consumes len stream bytes into dst; never past the header's stream length. */
+static int stream_read(struct dmo_image_reader *r, void *dst, size_t len)
+{
+        if (len > r->info.header.stream_len - r->stream_pos)
+                return -EBADMSG;
+        uint8_t *d = dst;
+        while (len) {
+                if (r->buf_off == r->buf_len) {
+                        int err = refill(r);
+                        if (err < 0)
+                                return err;
+                }
+                size_t n = r->buf_len - r->buf_off;
+                if (n > len)
+                        n = len;
+                memcpy(d, r->buf + r->buf_off, n);
+                r->buf_off += n;
+                r->stream_pos += n;
+                d += n;
+                len -= n;
+        }
+        return 0;
+}
+
+/* Parses the next chunk record into c, checking it against everything the
+ * header promises before the payload is touched. */
+static int parse_chunk(struct dmo_image_reader *r, struct dmo_chunk *c)
+{
+        const struct dmo_image_header *h = &r->info.header;
+        uint8_t hdr[DMO_CHUNK_HEADER_LEN];
+        int err = stream_read(r, hdr, sizeof(hdr));
+        if (err < 0)
+                return err;
+        err = dmo_chunk_header_decode(hdr, r->ps, h->chunk_pages, h->compress, c);
+        if (err < 0)
+                return err;
+        const uint64_t left = h->image_pages - r->parsed_pages;
+        const uint64_t want = left < h->chunk_pages ? left : h->chunk_pages;
+        if (c->seq != r->parsed_chunks || c->npages != want || c->payload_len > r->capacity)
+                return -EBADMSG;
+        err = stream_read(r, c->payload, c->payload_len);
+        if (err < 0)
+                return err;
+        r->parsed_chunks++;
+        r->parsed_pages += c->npages;
+        /* The last record must end the stream exactly. */
+        if (r->parsed_chunks == h->chunk_count &&
+            (r->parsed_pages != h->image_pages || r->stream_pos != h->stream_len))
+                return -EBADMSG;
+        return 0;
+}
+
+/* Keeps the codec's slots busy with parsed chunks. */
+static int fill(struct dmo_image_reader *r)
+{
+        while (r->parsed_chunks < r->info.header.chunk_count) {
+                struct dmo_chunk *c;
+                int err = dmo_codec_acquire(r->codec, &c);
+                if (err == -EAGAIN)
+                        return 0;
+                if (err < 0)
+                        return err;
+                err = parse_chunk(r, c);
+                if (err == 0)
+                        err = dmo_codec_submit(r->codec, c);
+                else
+                        dmo_codec_release(r->codec, c);
+                if (err < 0)
+                        return err;
+        }
+        return 0;
+}
+
+static int next_page(struct dmo_image_reader *r, const void **page)
+{
+        const struct dmo_image_header *h = &r->info.header;
+        if (r->cur && r->cur_idx < r->cur->npages) {
+                *page = r->cur->pages + (size_t)r->cur_idx++ * r->ps;
+                r->delivered_pages++;
+                return 1;
+        }
+        if (r->cur) {
+                dmo_codec_release(r->codec, r->cur);
+                r->cur = NULL;
+        }
+        int err = fill(r);
+        if (err < 0)
+                return err;
+        struct dmo_chunk *c;
+        err = dmo_codec_collect(r->codec, &c, true);
+        if (err == -ENODATA) {
+                if (r->delivered_chunks != h->chunk_count || r->delivered_pages != h->image_pages ||
+                    r->stream_pos != h->stream_len)
+                        return -EBADMSG;
+                r->done = true;
+                return 0;
+        }
+        if (err < 0)
+                return err;
+        r->cur = c;
+        r->cur_idx = 0;
+        if (c->error)
+                return -EBADMSG;
+        r->delivered_chunks++;
+        *page = c->pages;
+        r->cur_idx = 1;
+        r->delivered_pages++;
+        return 1;
+}
+
+int dmo_image_reader_next_page(struct dmo_image_reader *r, const void **page)
+{
+        if (r->error)
+                return r->error;
+        if (r->done)
+                return 0;
+        int ret = next_page(r, page);
+        if (ret < 0)
+                r->error = ret;
+        return ret;
+}

@@ -1,0 +1,75 @@
+/* reader: finds, verifies and streams back a dormouse image.
+ *
+ * dmo_image_probe() answers "is there an image, and is it sound?" from the
+ * swap header page, the image header and the whole extent map; it fills the
+ * struct dmo_image_info that `dormouse info` shows. The reader then streams
+ * the chunks back along the extents, decodes them in parallel through the
+ * codec and hands out the kernel's pages in order.
+ *
+ * Contract:
+ * - Every corruption is reported before the last page is delivered: chunk
+ *   headers are checked (own checksum, sequence, page count, stream bounds)
+ *   before their payload is used, payload and page checksums before any page
+ *   of the chunk is handed out, and the stream's totals while the last chunk
+ *   is parsed. next_page() returning 0 means the whole image was consistent.
+ * - dmo_image_probe() and dmo_image_reader_new() allocate; next_page() never
+ *   does. The read-ahead issues requests of at least 1 MiB along each extent.
+ * - May call format, the codec, the block device and the progress model
+ *   (dmo_progress_add_bytes for bytes read). Never writes to the device,
+ *   never prints. After an error, next_page() keeps returning it.
+ */
+#ifndef DMO_IMAGE_READER_H
+#define DMO_IMAGE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image/format.h"
+
+struct dmo_blockdev;
+struct dmo_progress;
+
+/* Everything known about an image; filled as far as probing got. */
+struct dmo_image_info {
+        enum dmo_image_fault fault; /* why probing stopped, DMO_FAULT_NONE if sound */
+        uint32_t page_size;
+        uint64_t device_size;
+        uint64_t swap_header_offset;
+        bool has_sig;    /* sig is valid */
+        bool has_header; /* header is valid (checksum, version, fields) */
+        bool map_ok;     /* the extent map was read and checked */
+        struct dmo_sig sig;
+        struct dmo_image_header header;
+};
+
+/* 0: a sound image (info fully filled); -ENOENT: a plain swap area;
+ * -ENODEV: not a swap area, or another tool's image (info->fault says);
+ * -EBADMSG: ours but corrupt (info->fault says which part);
+ * -EPROTONOSUPPORT: a newer major version, or encrypted;
+ * another negative errno: the device could not be read. */
+int dmo_image_probe(struct dmo_blockdev *dev, uint64_t header_page, uint32_t page_size,
+                    struct dmo_image_info *info);
+
+struct dmo_image_reader;
+
+/* info must come from a successful dmo_image_probe() on the same device;
+ * the extent map is read and checked again (against the header's map hash).
+ * threads: codec workers, 0 = one per online CPU. */
+int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev *dev,
+                         unsigned threads, struct dmo_progress *progress,
+                         struct dmo_image_reader **out);
+
+/* 1: *page points at the next page (valid until the next call); 0: the
+ * end, every page delivered and the stream consistent; -EBADMSG: corrupt
+ * data; -EIO and friends: the device failed. */
+int dmo_image_reader_next_page(struct dmo_image_reader *r, const void **page);
+
+void dmo_image_reader_free(struct dmo_image_reader *r);
+
+/* Machine-readable description (one JSON object, stable keys). Returns the
+ * length written, or -ENOSPC if len is too small (buf holds a truncated,
+ * NUL-terminated prefix). */
+int dmo_image_info_to_json(const struct dmo_image_info *info, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,453 @@
+/* writer: pages → codec chunks → chunk stream in swap slots → extent map →
+ * header. Layout decisions are format.c's; this file only moves bytes. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "image/writer.h"
+#include "kernel/blockdev.h"
+#include "progress/progress.h"
+#include "util/cleanup.h"
+
+/* Writes are coalesced up to this size where the slots are contiguous. */
+#define STREAM_BUFFER_BYTES (1u << 20)
+
+struct dmo_image_writer {
+        struct dmo_image_writer_params p;
+        struct dmo_blockdev *dev;
+        int (*alloc_page)(void *ctx, uint64_t *byte_offset);
+        void *alloc_ctx;
+        struct dmo_progress *progress;
+        struct dmo_codec *codec;
+
+        struct dmo_chunk *cur; /* being filled by the engine */
+        uint64_t pages;        /* committed */
+        uint64_t chunks;       /* written to the stream */
+        uint64_t zero_pages;
+
+        /* The tail of the stream not yet on disk: buf holds stream bytes
+         * [stream_len - buf_len, stream_len); slots[i] is the device offset
+         * of the buffer's page i. */
+        uint8_t *buf;
+        size_t buf_cap;
+        size_t buf_len;
+        uint64_t *slots;
+        uint64_t stream_len;
+
+        struct dmo_extent *ext;
+        uint64_t ext_cap;
+        uint64_t n_ext;
+        uint64_t *map_slots;
+        uint64_t map_cap;
+
+        uint8_t *page; /* map and header pages are built here */
+        uint64_t writes;
+        uint64_t t0_ns;
+        int error; /* sticky: the first failure */
+        bool finished;
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+        struct timespec ts;
+        clock_gettime(clk, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+        return a / b + (a % b != 0);
+}
+
+static int fail(struct dmo_image_writer *w, int err)
+{
+        if (!w->error)
+                w->error = err;
+        return w->error;
+}
+
+int dmo_image_writer_new(const struct dmo_image_writer_params *params, struct dmo_blockdev *dev,
+                         int (*alloc_page)(void *ctx, uint64_t *byte_offset), void *alloc_ctx,
+                         struct dmo_progress *progress, struct dmo_image_writer **out)
+{
+        if (!params || !dev || !alloc_page || !out)
+                return -EINVAL;
+        struct dmo_image_writer_params p = *params;
+        if (p.chunk_pages == 0)
+                p.chunk_pages = DMO_CHUNK_MAX_PAGES;
+        if (dmo_image_check_page_size(p.page_size) < 0 || p.chunk_pages > DMO_CHUNK_MAX_PAGES ||
+            p.expected_pages == 0 || p.expected_pages > DMO_IMAGE_MAX_PAGES ||
+            (unsigned)p.algo > DMO_COMPRESS_ZSTD || p.level < DMO_IMAGE_LEVEL_MIN ||
+            p.level > DMO_IMAGE_LEVEL_MAX)
+                return -EINVAL;
+
+        struct dmo_image_writer *w = calloc(1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        w->p = p;
+        w->dev = dev;
+        w->alloc_page = alloc_page;
+        w->alloc_ctx = alloc_ctx;
+        w->progress = progress;
+        w->t0_ns = now_ns(CLOCK_MONOTONIC);
+
+        const struct dmo_codec_params cp = {
+            .dir = DMO_CODEC_ENCODE,
+            .algo = p.algo,
+            .level = p.level,
+            .page_size = p.page_size,
+            .chunk_pages = p.chunk_pages,
+            .threads = p.threads,
+        };
+        int r = dmo_codec_new(&cp, &w->codec);
+        if (r < 0)
+                goto fail;
+
+        /* Worst case: every chunk stored raw, every stream page its own
+         * extent (no two slots adjacent). */
+        const uint64_t ps = p.page_size;
+        const uint64_t max_chunks = div_up(p.expected_pages, p.chunk_pages);
+        const uint64_t max_stream = max_chunks * DMO_CHUNK_HEADER_LEN + p.expected_pages * ps;
+        w->ext_cap = div_up(max_stream, ps);
+        w->map_cap = dmo_map_pages_for(w->ext_cap, p.page_size);
+        w->buf_cap = STREAM_BUFFER_BYTES < ps ? ps : STREAM_BUFFER_BYTES / ps * ps;
+
+        r = -ENOMEM;
+        w->ext = calloc(w->ext_cap, sizeof(*w->ext));
+        w->map_slots = calloc(w->map_cap, sizeof(*w->map_slots));
+        w->slots = calloc(w->buf_cap / ps, sizeof(*w->slots));
+        w->buf = aligned_alloc(ps, w->buf_cap);
+        w->page = aligned_alloc(ps, ps);
+        if (!w->ext || !w->map_slots || !w->slots || !w->buf || !w->page)
+                goto fail;
+        /* Touch everything now so no page fault allocates memory later. */
+        memset(w->buf, 0, w->buf_cap);
+        memset(w->page, 0, ps);
+        *out = w;
+        return 0;
+fail:
+        dmo_image_writer_free(w);
+        return r;
+}
+
+void dmo_image_writer_free(struct dmo_image_writer *w)
+{
+        if (!w)
+                return;
+        dmo_codec_free(w->codec);
+        free(w->ext);
+        free(w->map_slots);
+        free(w->slots);
+        free(w->buf);
+        free(w->page);
+        free(w);
+}
+
+static int dev_write(struct dmo_image_writer *w, const void *buf, size_t len, uint64_t off)
+{
+        int r = dmo_blockdev_pwrite(w->dev, buf, len, off);
+        if (r < 0)
+                return r;
+        w->writes++;
+        if (w->progress)
+                dmo_progress_add_bytes(w->progress, len);
+        return 0;
+}
+
+static int alloc_slot(struct dmo_image_writer *w, uint64_t *off)
+{
+        int r = w->alloc_page(w->alloc_ctx, off);
+        if (r < 0)
+                return r;
+        const uint64_t size = dmo_blockdev_size(w->dev);
+        if (*off % w->p.page_size != 0 || size < w->p.page_size || *off > size - w->p.page_size)
+                return -ERANGE; /* the allocator handed out something unusable */
+        return 0;
+}
+
+/* A new stream page: its slot extends the last extent when adjacent. */
+static int stream_page_slot(struct dmo_image_writer *w, uint64_t *off)
+{
+        int r = alloc_slot(w, off);
+        if (r < 0)
+                return r;
+        const uint64_t ps = w->p.page_size;
+        struct dmo_extent *last = w->n_ext ? &w->ext[w->n_ext - 1] : NULL;
+        if (last && last->offset + last->pages * ps == *off) {
+                last->pages++;
+                return 0;
+        }
+        if (w->n_ext == w->ext_cap)
+                return -EOVERFLOW;
+        w->ext[w->n_ext++] = (struct dmo_extent){*off, 1};
+        return 0;
+}
+
+/* Writes the buffered stream pages, one request per run of adjacent slots;
+ * a partial last page goes out zero padded. */
+static int flush_stream(struct dmo_image_writer *w)
+{
+        const size_t ps = w->p.page_size;
+        const size_t npages = div_up(w->buf_len, ps);
+        if (w->buf_len % ps)
+                memset(w->buf + w->buf_len, 0, ps - w->buf_len % ps);
+        for (size_t i = 0; i < npages;) {
+                size_t j = i + 1;
+                while (j < npages && w->slots[j] == w->slots[j - 1] + ps)
+                        j++;
+                int r = dev_write(w, w->buf + i * ps, (j - i) * ps, w->slots[i]);
+                if (r < 0)
+                        return r;
+                i = j;
+        }
+        w->buf_len = 0;
+        return 0;
+}
+
+static int stream_append(struct dmo_image_writer *w, const uint8_t *data, size_t len)
+{
+        const size_t ps = w->p.page_size;
+        while (len) {
+                if (w->buf_len == w->buf_cap) {
+                        int r = flush_stream(w);
+                        if (r < 0)
+                                return r;
+                }
+                if (w->buf_len % ps == 0) {
+                        int r = stream_page_slot(w, &w->slots[w->buf_len / ps]);
+                        if (r < 0)
+                                return r;
+                }
+                size_t n = ps - w->buf_len % ps;
+                if (n > len)
+                        n = len;
+                memcpy(w->buf + w->buf_len, data, n);
+                w->buf_len += n;
+                w->stream_len += n;
+                data += n;
+                len -= n;
+        }
+        return 0;
+}
+
+static int write_chunk(struct dmo_image_writer *w, struct dmo_chunk *c)
+{
+        if (c->seq != w->chunks)
+                return -EILSEQ; /* the codec broke its ordering promise */
+        uint8_t hdr[DMO_CHUNK_HEADER_LEN];
+        dmo_chunk_header_encode(hdr, c);
+        int r = stream_append(w, hdr, sizeof(hdr));
+        if (r == 0)
+                r = stream_append(w, c->payload, c->payload_len);
+        if (r < 0)
+                return r;
+        w->chunks++;
+        w->zero_pages += (uint64_t)__builtin_popcountll(c->zero_map);
+        return 0;
+}
+
+/* Writes out finished chunks in order; wait: until none is in flight. */
+static int drain(struct dmo_image_writer *w, bool wait)
+{
+        for (;;) {
+                struct dmo_chunk *c;
+                int r = dmo_codec_collect(w->codec, &c, wait);
+                if (r == -ENODATA || r == -EAGAIN)
+                        return 0;
+                if (r < 0)
+                        return r;
+                r = write_chunk(w, c);
+                dmo_codec_release(w->codec, c);
+                if (r < 0)
+                        return r;
+        }
+}
+
+int dmo_image_writer_page_buffer(struct dmo_image_writer *w, void **page)
+{
+        if (w->error)
+                return w->error;
+        if (w->finished)
+                return -EINVAL;
+        if (w->pages >= w->p.expected_pages)
+                return -EOVERFLOW;
+        while (!w->cur) {
+                int r = dmo_codec_acquire(w->codec, &w->cur);
+                if (r == -EAGAIN) {
+                        /* Every slot is busy: wait for the oldest and store it. */
+                        struct dmo_chunk *c;
+                        r = dmo_codec_collect(w->codec, &c, true);
+                        if (r < 0)
+                                return fail(w, r);
+                        r = write_chunk(w, c);
+                        dmo_codec_release(w->codec, c);
+                        if (r < 0)
+                                return fail(w, r);
+                        continue;
+                }
+                if (r < 0)
+                        return fail(w, r);
+                w->cur->npages = 0;
+        }
+        *page = w->cur->pages + (size_t)w->cur->npages * w->p.page_size;
+        return 0;
+}
+
+int dmo_image_writer_commit_page(struct dmo_image_writer *w)
+{
+        if (w->error)
+                return w->error;
+        if (!w->cur)
+                return -EINVAL;
+        w->cur->npages++;
+        w->pages++;
+        if (w->cur->npages < w->p.chunk_pages)
+                return 0;
+        int r = dmo_codec_submit(w->codec, w->cur);
+        w->cur = NULL;
+        if (r == 0)
+                r = drain(w, false);
+        return r < 0 ? fail(w, r) : 0;
+}
+
+/* The map goes into fresh slots after the stream; every slot is known
+ * before the first page is encoded, because each page names its successor. */
+static int write_map(struct dmo_image_writer *w, uint64_t *map_hash)
+{
+        const uint32_t ps = w->p.page_size;
+        const uint32_t per = dmo_map_entries_per_page(ps);
+        const uint64_t npages = dmo_map_pages_for(w->n_ext, ps);
+        if (npages == 0 || npages > w->map_cap)
+                return -EOVERFLOW;
+        for (uint64_t i = 0; i < npages; i++) {
+                int r = alloc_slot(w, &w->map_slots[i]);
+                if (r < 0)
+                        return r;
+        }
+
+        XXH3_state_t st;
+        XXH3_64bits_reset(&st);
+        for (uint64_t i = 0; i < npages; i++) {
+                const uint64_t first = i * per;
+                const uint64_t left = w->n_ext - first;
+                const uint32_t count = left < per ? (uint32_t)left : per;
+                const uint64_t next = i + 1 < npages ? w->map_slots[i + 1] : 0;
+                int r = dmo_map_page_encode(w->page, ps, (uint32_t)i, next, w->ext + first, count);
+                if (r == 0)
+                        r = dev_write(w, w->page, ps, w->map_slots[i]);
+                if (r < 0)
+                        return r;
+                XXH3_64bits_update(&st, w->page, ps);
+        }
+        *map_hash = XXH3_64bits_digest(&st);
+        return 0;
+}
+
+static int finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
+                  struct dmo_image_result *res)
+{
+        const uint32_t ps = w->p.page_size;
+        int r;
+
+        if (w->cur) {
+                if (w->cur->npages) {
+                        r = dmo_codec_submit(w->codec, w->cur);
+                        w->cur = NULL;
+                        if (r < 0)
+                                return r;
+                } else {
+                        dmo_codec_release(w->codec, w->cur);
+                        w->cur = NULL;
+                }
+        }
+        r = drain(w, true);
+        if (r < 0)
+                return r;
+        if (w->pages == 0)
+                return -ENODATA; /* an image has at least one page */
+        r = flush_stream(w);
+        if (r < 0)
+                return r;
+
+        struct dmo_image_header h = {
+            .flags = meta->platform_mode ? DMO_IMAGE_F_PLATFORM : 0,
+            .page_size = ps,
+            .image_pages = w->pages,
+            .compress = w->p.algo,
+            .level = w->p.level,
+            .chunk_pages = w->p.chunk_pages,
+            .chunk_count = w->chunks,
+            .stream_len = w->stream_len,
+            .map_pages = (uint32_t)dmo_map_pages_for(w->n_ext, ps),
+            .extent_count = w->n_ext,
+            .identity = meta->identity,
+            .start_ns = meta->start_ns,
+            .end_ns = meta->end_ns ? meta->end_ns : now_ns(CLOCK_REALTIME),
+            .raw_bytes = w->pages * ps,
+            .zero_pages = w->zero_pages,
+        };
+        r = write_map(w, &h.map_hash);
+        if (r < 0)
+                return r;
+        h.map_offset = w->map_slots[0];
+        h.stored_bytes = (div_up(w->stream_len, ps) + h.map_pages + 1) * ps;
+
+        uint64_t header_offset;
+        r = alloc_slot(w, &header_offset);
+        if (r < 0)
+                return r;
+        /* The data and the map must be durable before the header exists. */
+        r = dmo_blockdev_sync(w->dev);
+        if (r < 0)
+                return r;
+        h.write_ns = now_ns(CLOCK_MONOTONIC) - w->t0_ns;
+        r = dmo_image_header_encode(w->page, ps, &h);
+        if (r < 0)
+                return r;
+        r = dev_write(w, w->page, ps, header_offset);
+        if (r < 0)
+                return r;
+        r = dmo_blockdev_sync(w->dev);
+        if (r < 0)
+                return r;
+
+        *res = (struct dmo_image_result){
+            .sig =
+                {
+                    .major = DMO_IMAGE_MAJOR,
+                    .minor = DMO_IMAGE_MINOR,
+                    .page_size = ps,
+                    .header_offset = header_offset,
+                    .header_len = ps,
+                    .header_hash = XXH3_64bits(w->page, ps),
+                },
+            .header_offset = header_offset,
+            .image_pages = w->pages,
+            .chunk_count = w->chunks,
+            .extent_count = w->n_ext,
+            .map_pages = h.map_pages,
+            .stream_len = w->stream_len,
+            .raw_bytes = h.raw_bytes,
+            .stored_bytes = h.stored_bytes,
+            .zero_pages = w->zero_pages,
+            .write_ns = now_ns(CLOCK_MONOTONIC) - w->t0_ns,
+            .writes = w->writes,
+        };
+        return 0;
+}
+
+int dmo_image_writer_finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
+                            struct dmo_image_result *res)
+{
+        if (w->error)
+                return w->error;
+        if (w->finished || !meta || !res)
+                return -EINVAL;
+        w->finished = true;
+        int r = finish(w, meta, res);
+        return r < 0 ? fail(w, r) : 0;
+}

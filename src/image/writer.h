@@ -1,0 +1,90 @@
+/* writer: streams the kernel's image pages into swap as a dormouse image.
+ *
+ * Pages go into codec chunks; finished chunks are packed back to back into
+ * the chunk stream, which is laid out in swap slots asked for one page at a
+ * time through the caller's allocator (SNAPSHOT_ALLOC_SWAP_PAGE, or a fake
+ * one in tests) and coalesced into extents. finish() writes the extent map
+ * and the image header in further slots and fsyncs. The signature is not
+ * written here: the engine writes it last, with dmo_sig_write().
+ *
+ * Contract:
+ * - Owns its codec, a stream buffer of at least 1 MiB (writes are coalesced
+ *   to that size wherever slots are contiguous), the extent array sized for
+ *   the worst case of params->expected_pages, and one scratch page. All of
+ *   it is allocated in dmo_image_writer_new(); no later call allocates, so
+ *   the writer runs after the snapshot.
+ * - May call the codec, the block device, the allocator callback and the
+ *   progress model (dmo_progress_add_bytes for bytes stored). Never prints,
+ *   never touches the swap header page.
+ * - Single-threaded use (the codec's workers run underneath). After an
+ *   error every call returns that error again; free() is always safe.
+ */
+#ifndef DMO_IMAGE_WRITER_H
+#define DMO_IMAGE_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "codec/codec.h"
+#include "image/format.h"
+#include "kernel/snapshot.h"
+
+struct dmo_blockdev;
+struct dmo_progress;
+
+struct dmo_image_writer_params {
+        enum dmo_compress algo;
+        int level;            /* 0: the algorithm's default */
+        unsigned threads;     /* codec workers; 0: one per online CPU */
+        unsigned chunk_pages; /* 1..DMO_CHUNK_MAX_PAGES; 0: DMO_CHUNK_MAX_PAGES */
+        uint32_t page_size;
+        uint64_t expected_pages; /* the image's page count; more pages are refused */
+};
+
+/* What the engine knows about the run, recorded in the header. */
+struct dmo_image_meta {
+        struct dmo_kernel_identity identity;
+        uint64_t start_ns; /* CLOCK_REALTIME at the start of the hibernation */
+        uint64_t end_ns;   /* 0: now, when finish() writes the header */
+        bool platform_mode;
+};
+
+struct dmo_image_result {
+        struct dmo_sig sig; /* ready for dmo_sig_write() */
+        uint64_t header_offset;
+        uint64_t image_pages;
+        uint64_t chunk_count;
+        uint64_t extent_count;
+        uint32_t map_pages;
+        uint64_t stream_len;
+        uint64_t raw_bytes;
+        uint64_t stored_bytes; /* stream, map and header pages on disk */
+        uint64_t zero_pages;
+        uint64_t write_ns; /* from dmo_image_writer_new() to the end of finish() */
+        uint64_t writes;   /* pwrite requests issued */
+};
+
+struct dmo_image_writer;
+
+/* alloc_page returns one free swap slot (a page-aligned byte offset on dev)
+ * or a negative errno (-ENOSPC: swap full). -EINVAL for bad params. */
+int dmo_image_writer_new(const struct dmo_image_writer_params *p, struct dmo_blockdev *dev,
+                         int (*alloc_page)(void *ctx, uint64_t *byte_offset), void *alloc_ctx,
+                         struct dmo_progress *progress, struct dmo_image_writer **out);
+
+/* Where the next image page goes (page_size bytes). May first write out
+ * finished chunks: disk and allocation errors surface here. -EOVERFLOW
+ * once expected_pages pages were committed. */
+int dmo_image_writer_page_buffer(struct dmo_image_writer *w, void **page);
+
+/* The page returned by page_buffer() is filled. */
+int dmo_image_writer_commit_page(struct dmo_image_writer *w);
+
+/* Flushes and drains everything, writes the extent map and the header,
+ * fsyncs. res says where the header is (res->sig) and what was stored. */
+int dmo_image_writer_finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
+                            struct dmo_image_result *res);
+
+void dmo_image_writer_free(struct dmo_image_writer *w);
+
+#endif
