@@ -78,11 +78,14 @@ static void test_hostile_specs_are_einval(void)
                 CHECK_INT(r, ==, -EINVAL);
                 CHECK(p == (struct dmo_fault_plan *)1);
         }
-        char longspec[DMO_FAULT_SPEC_MAX + 16];
-        memset(longspec, 0, sizeof(longspec));
-        for (size_t i = 0; i + 12 < sizeof(longspec) - 1; i += 12)
-                memcpy(longspec + i, "short-write,", 12);
-        strcat(longspec, "short-read");
+        /* Every item valid, only the length is too much. */
+        static char longspec[DMO_FAULT_SPEC_MAX * 2];
+        size_t used = 0;
+        while (used < DMO_FAULT_SPEC_MAX + 1) {
+                memcpy(longspec + used, "short-write,", 12);
+                used += 12;
+        }
+        memcpy(longspec + used, "short-read", 11);
         struct dmo_fault_plan *p = NULL;
         CHECK_INT(dmo_fault_plan_parse(longspec, &p), ==, -EINVAL);
         CHECK_INT(dmo_fault_plan_parse(NULL, &p), ==, -EINVAL);
