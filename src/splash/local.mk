@@ -27,7 +27,7 @@ EXTRA_DIST += tests/fixtures/drm/README.txt tests/fixtures/drm/bochs-vm-mode-set
 DMO_PAINTER_SOURCES = src/splash/theme.c src/splash/theme.h src/splash/theme-private.h \
 	src/splash/pngload.c src/splash/pngload.h src/splash/text.c src/splash/text.h \
 	src/splash/painter.c src/splash/painter.h src/splash/output_png.c src/splash/output_png.h \
-	src/splash/preview.c src/splash/preview.h
+	src/splash/preview.c src/splash/preview.h src/splash/theme_check.c src/splash/theme_check.h
 src_splash_libdmo_splash_a_SOURCES += $(DMO_PAINTER_SOURCES)
 # The painter room's tests link this copy, so another room's half-finished
 # file in libdmo-splash.a does not break them.
@@ -54,3 +54,7 @@ TESTS += tests/splash-kms-nodevice.test
 tests_splash_kms_nodevice_test_SOURCES = tests/splash-kms-nodevice.c src/splash/output.c \
 	src/splash/output_kms.c src/splash/output_fbdev.c src/splash/output_text.c src/splash/drm_select.c
 tests_splash_kms_nodevice_test_LDADD = $(DMO_PAINTER_TEST_LIBS)
+check_PROGRAMS += tests/splash-theme.test
+TESTS += tests/splash-theme.test
+tests_splash_theme_test_SOURCES = tests/splash-theme.c
+tests_splash_theme_test_LDADD = $(DMO_PAINTER_TEST_LIBS)

@@ -635,12 +635,9 @@ static void draw_line_in_box(struct dmo_painter *p, cairo_t *cr, enum dmo_painte
         if (dmo_line_ink(l, &x0, &y0, &x1, &y1)) {
                 struct dmo_rect ink = {(int)floor(x + x0), (int)floor(y + y0),
                                        (int)ceil(x1 - x0) + 1, (int)ceil(y1 - y0) + 1};
-                /* What is visible: the ink cut to the box. */
-                int ax = ink.x > bx->x ? ink.x : bx->x, ay = ink.y > bx->y ? ink.y : bx->y;
-                int bx2 = ink.x + ink.w < bx->x + bx->w ? ink.x + ink.w : bx->x + bx->w;
-                int by2 = ink.y + ink.h < bx->y + bx->h ? ink.y + ink.h : bx->y + bx->h;
-                p->ink[bi] = (struct dmo_rect){ax, ay, bx2 - ax, by2 - ay};
-                p->ink_valid[bi] = bx2 > ax && by2 > ay;
+                /* Not cut to the box: theme check uses it to find text that does not fit. */
+                p->ink[bi] = ink;
+                p->ink_valid[bi] = true;
         }
 }
 

@@ -62,8 +62,9 @@ enum dmo_painter_box {
 bool dmo_painter_box(const struct dmo_painter *p, enum dmo_painter_box which, struct dmo_rect *out);
 
 /* Extent of the ink of the last text drawn in a text box (title, subtitle,
- * message, stats, detail), in screen pixels; false if none. For checks that
- * text fits its box at a given size. */
+ * message, stats, detail), in screen pixels, before clipping to the box (so
+ * it may reach past the box or the screen when the text does not fit); false
+ * if none. For checks that text fits its box at a given size. */
 bool dmo_painter_text_extent(const struct dmo_painter *p, enum dmo_painter_box which,
                              struct dmo_rect *out);
 

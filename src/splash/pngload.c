@@ -41,8 +41,10 @@ static void on_error(png_structp png, png_const_charp msg)
 
 static void on_warning(png_structp png, png_const_charp msg)
 {
-        (void)png;
-        (void)msg;
+        /* libpng warns about the user limits, then fails with a generic
+         * "Invalid IHDR data": keep the warning, it says what is wrong. */
+        if (strstr(msg, "limit"))
+                set_why(png_get_error_ptr(png), -EFBIG, msg);
 }
 
 static void read_mem(png_structp png, png_bytep out, size_t n)

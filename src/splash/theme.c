@@ -558,7 +558,12 @@ static void set_defaults(struct dmo_theme *t)
         t->dialog_border = (struct dmo_rgba){1, 1, 1, 0.25};
         t->dialog_text = white;
         t->dialog_accent = (struct dmo_rgba){0.35, 0.6, 1, 1};
+        /* Titles a theme gets when it names none; translated like the theme's own. */
+        static const char *const titles[4] = {N_("Hibernating"), N_("Resuming"),
+                                              N_("Hibernation cancelled"),
+                                              N_("Hibernation failed")};
         for (int m = 0; m < 4; m++) {
+                snprintf(t->mode[m].title, sizeof(t->mode[m].title), "%s", _(titles[m]));
                 t->mode[m].show_bar = m <= DMO_SCENE_RESUME;
                 t->mode[m].show_stats = m <= DMO_SCENE_RESUME;
                 t->mode[m].show_throbber = m <= DMO_SCENE_RESUME;

@@ -1,0 +1,18 @@
+/* theme_check: lints a theme for `dormouse theme check DIR`.
+ *
+ * Contract: loads the theme (unknown keys, broken images and missing fonts
+ * come from the loader as diagnostics), then lays it out at 800×600,
+ * 1280×800, 1920×1080 and 3840×2160 and paints the longest plausible strings
+ * in every mode, reporting text that does not fit its box and elements
+ * outside the screen. Never prints; returns the exit status for the CLI.
+ */
+#ifndef DMO_SPLASH_THEME_CHECK_H
+#define DMO_SPLASH_THEME_CHECK_H
+
+#include "splash/theme.h"
+
+/* 0: clean; 1: warnings only; 2: errors (or the theme does not load). */
+int dmo_theme_check(const char *name_or_dir, const struct dmo_theme_paths *paths,
+                    struct dmo_diag *diag);
+
+#endif
