@@ -1,6 +1,6 @@
 /* le: explicit little-endian stores and loads for src/image's byte layouts.
  *
- * Contract: private to src/image (no other module includes it). Works on
+ * Contract: private to src/image and its tests (no other module includes it). Works on
  * unaligned byte pointers; the host's endianness never leaks into a layout.
  */
 #ifndef DMO_IMAGE_LE_H

@@ -15,3 +15,8 @@ tests_image_format_test_SOURCES = tests/image-format.c
 tests_image_format_test_LDADD = tests/libdmotest.a src/image/libdmo-image.a src/util/libdmo-util.a $(DMO_LIBS)
 tests_image_roundtrip_test_SOURCES = tests/image-roundtrip.c tests/image-testutil.h
 tests_image_roundtrip_test_LDADD = $(DMO_IMAGE_TEST_LIBS)
+
+check_PROGRAMS += tests/image-corrupt.test
+TESTS += tests/image-corrupt.test
+tests_image_corrupt_test_SOURCES = tests/image-corrupt.c tests/image-testutil.h
+tests_image_corrupt_test_LDADD = $(DMO_IMAGE_TEST_LIBS)
