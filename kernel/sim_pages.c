@@ -75,17 +75,29 @@ enum dmo_sim_page_kind dmo_sim_page_kind(uint64_t seed, uint64_t index)
         return kind_of_hash(page_hash(seed, index));
 }
 
-/* Words padded to 8 bytes so each is one unaligned 8-byte store. */
-static const char words[64][8] = {
-    "the ",   "of ",     "and ",    "to ",     "in ",     "is ",     "that ",  "for ",
-    "it ",    "with ",   "as ",     "was ",    "on ",     "be ",     "at ",    "by ",
-    "this ",  "from ",   "or ",     "have ",   "an ",     "they ",   "which ", "one ",
-    "you ",   "were ",   "all ",    "her ",    "would ",  "there ",  "their ", "will ",
-    "when ",  "who ",    "make ",   "can ",    "time ",   "if ",     "out ",   "file ",
-    "page ",  "error ",  "kernel ", "memory ", "swap ",   "disk ",   "user ",  "system ",
-    "value ", "return ", "static ", "const ",  "struct ", "buffer ", "size ",  "data ",
-    "read ",  "write ",  "open ",   "close ",  ". ",      ", ",      "\n",     "\n\t",
+/* Words padded to 8 bytes so each is one unaligned 8-byte store; the
+ * length is kept beside it (no strlen in the loop). */
+struct word {
+        char text[8];
+        uint8_t len;
 };
+#define W(s)                                                                                       \
+        {                                                                                          \
+                s, sizeof(s) - 1                                                                   \
+        }
+static const struct word words[64] = {
+    W("the "),    W("of "),     W("and "),   W("to "),     W("in "),     W("is "),     W("that "),
+    W("for "),    W("it "),     W("with "),  W("as "),     W("was "),    W("on "),     W("be "),
+    W("at "),     W("by "),     W("this "),  W("from "),   W("or "),     W("have "),   W("an "),
+    W("they "),   W("which "),  W("one "),   W("you "),    W("were "),   W("all "),    W("her "),
+    W("would "),  W("there "),  W("their "), W("will "),   W("when "),   W("who "),    W("make "),
+    W("can "),    W("time "),   W("if "),    W("out "),    W("file "),   W("page "),   W("error "),
+    W("kernel "), W("memory "), W("swap "),  W("disk "),   W("user "),   W("system "), W("value "),
+    W("return "), W("static "), W("const "), W("struct "), W("buffer "), W("size "),   W("data "),
+    W("read "),   W("write "),  W("open "),  W("close "),  W(". "),      W(", "),      W("\n"),
+    W("\n\t"),
+};
+#undef W
 
 static void fill_text(uint64_t s, uint8_t *p, size_t n)
 {
@@ -93,10 +105,10 @@ static void fill_text(uint64_t s, uint8_t *p, size_t n)
         while (pos + 8 * 10 <= n) {
                 uint64_t r = rnd(&s);
                 for (int k = 0; k < 10; k++) {
-                        const char *w = words[r & 63];
+                        const struct word *w = &words[r & 63];
                         r >>= 6;
-                        memcpy(p + pos, w, 8);
-                        pos += strnlen(w, 8);
+                        memcpy(p + pos, w->text, 8);
+                        pos += w->len;
                 }
         }
         memset(p + pos, ' ', n - pos);
@@ -130,12 +142,17 @@ static const struct insn insns[16] = {
 static void fill_code(uint64_t s, uint8_t *p, size_t n)
 {
         size_t pos = 0;
-        while (pos + 8 <= n) {
+        while (pos + 16 <= n) {
+                /* One random word drives two instructions. */
                 uint64_t r = rnd(&s);
-                const struct insn *in = &insns[r & 15];
-                uint64_t v = in->bytes | ((r >> 4) & in->operand_mask);
-                memcpy(p + pos, &v, 8);
-                pos += in->len;
+                const struct insn *a = &insns[r & 15];
+                const struct insn *b = &insns[(r >> 60) & 15];
+                uint64_t va = a->bytes | ((r >> 4) & a->operand_mask);
+                uint64_t vb = b->bytes | (((r >> 28) | (r << 36)) & b->operand_mask);
+                memcpy(p + pos, &va, 8);
+                pos += a->len;
+                memcpy(p + pos, &vb, 8);
+                pos += b->len;
         }
         memset(p + pos, 0xcc, n - pos); /* int3 padding, as linkers do */
 }
@@ -150,13 +167,12 @@ static void fill_pointers(uint64_t s, uint8_t *p, size_t n)
         uint64_t flags = (r0 & 1) ? 0x63 : 0;
         for (size_t pos = 0; pos + 8 <= n; pos += 8) {
                 uint64_t r = rnd(&s);
-                uint64_t v = 0;
-                if ((r & 3) != 0) {
-                        frame += 1 + ((r >> 2) & 1);
-                        if ((r >> 3 & 31) == 0)
-                                frame = (r >> 8) & 0xfffffull;
-                        v = high | (frame << 12) | flags;
-                }
+                /* Branch-free: a hole in a quarter of the slots. */
+                uint64_t present = 0 - (uint64_t)((r & 3) != 0);
+                frame += present & (1 + ((r >> 2) & 1));
+                if (((r >> 3) & 31) == 0)
+                        frame = (r >> 8) & 0xfffffull;
+                uint64_t v = present & (high | (frame << 12) | flags);
                 memcpy(p + pos, &v, 8);
         }
 }
