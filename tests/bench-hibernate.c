@@ -1,0 +1,300 @@
+/* bench-hibernate: hibernate and resume throughput on the simulated kernel's
+ * realistic page stream, side by side with baselines measured in the same run
+ * on the same file system: raw dd of the same bytes, lz4 -1 and zstd -1 on
+ * the same bytes, a raw read of the same bytes. Also ns per progress event and
+ * the peak RSS of the hibernate and resume processes. Prints figures; never
+ * fails on time.
+ *
+ * Usage: bench-hibernate [--size SIZE] [--dir DIR] [--threads N] [--compress ALGO]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/config.h"
+#include "engine/engine.h"
+#include "kernel/sim_kernel.h"
+#include "kernel/sim_pages.h"
+#include "progress/progress.h"
+
+static double now_s(void)
+{
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static double run_timed(const char *cmd)
+{
+        double t0 = now_s();
+        int rc = system(cmd);
+        double t = now_s() - t0;
+        if (rc != 0) {
+                fprintf(stderr, "bench: \"%s\" failed (%d)\n", cmd, rc);
+                return -1;
+        }
+        return t;
+}
+
+static off_t file_size(const char *path)
+{
+        struct stat st;
+        return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+struct child_result {
+        int rc;
+        struct dmo_engine_stats stats;
+        double wall_s;
+};
+
+/* Runs one engine cycle in a child process, so its peak RSS is its own. */
+static int in_child(int (*fn)(void *arg, struct child_result *res), void *arg,
+                    struct child_result *res, long *maxrss_kib)
+{
+        int fds[2];
+        if (pipe(fds) < 0)
+                return -errno;
+        pid_t pid = fork();
+        if (pid == 0) {
+                close(fds[0]);
+                struct child_result r = {0};
+                r.rc = fn(arg, &r);
+                if (write(fds[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+                        _exit(3);
+                _exit(0);
+        }
+        close(fds[1]);
+        ssize_t n = read(fds[0], res, sizeof(*res));
+        close(fds[0]);
+        int status;
+        struct rusage ru;
+        wait4(pid, &status, 0, &ru);
+        *maxrss_kib = ru.ru_maxrss;
+        return n == (ssize_t)sizeof(*res) ? 0 : -EIO;
+}
+
+struct cycle_args {
+        const char *swap;
+        uint64_t size;
+        unsigned threads;
+        enum dmo_compress compress;
+};
+
+static int hibernate_cycle(void *p, struct child_result *res)
+{
+        struct cycle_args *a = p;
+        struct dmo_sim_params sp = {.size_bytes = a->size, .seed = 42};
+        struct dmo_snapshot *snap;
+        struct dmo_progress *progress;
+        if (dmo_sim_kernel_new(&sp, DMO_SNAPSHOT_HIBERNATE, &snap) < 0 ||
+            dmo_progress_new(DMO_MODE_HIBERNATE, &progress) < 0)
+                return -1;
+        struct dmo_hibernate_config hc = {
+                .target = {.path = a->swap},
+                .compress = a->compress,
+                .threads = a->threads,
+                .image_size = -1,
+                .shutdown = DMO_SHUTDOWN_PLATFORM,
+                .progress = progress,
+        };
+        struct dmo_hibernate_result hr;
+        double t0 = now_s();
+        int r = dmo_engine_hibernate(snap, &hc, &hr);
+        res->wall_s = now_s() - t0;
+        res->stats = hr.stats;
+        dmo_snapshot_free(snap);
+        dmo_progress_free(progress);
+        return r < 0 || hr.outcome != DMO_HIBERNATE_POWERED_OFF ? -1 : 0;
+}
+
+static int resume_cycle(void *p, struct child_result *res)
+{
+        struct cycle_args *a = p;
+        struct dmo_sim_params sp = {.size_bytes = a->size, .seed = 42};
+        struct dmo_snapshot *snap;
+        struct dmo_progress *progress;
+        if (dmo_sim_kernel_new(&sp, DMO_SNAPSHOT_RESUME, &snap) < 0 ||
+            dmo_progress_new(DMO_MODE_RESUME, &progress) < 0)
+                return -1;
+        struct dmo_resume_config rc = {
+                .target = {.path = a->swap},
+                .threads = a->threads,
+                .progress = progress,
+        };
+        struct dmo_resume_result rr;
+        double t0 = now_s();
+        dmo_engine_resume(snap, &rc, &rr);
+        res->wall_s = now_s() - t0;
+        res->stats = rr.stats;
+        dmo_snapshot_free(snap);
+        dmo_progress_free(progress);
+        return rr.outcome == DMO_RESUME_RESTORED ? 0 : -1;
+}
+
+struct event_args {
+        struct dmo_progress *p;
+        uint64_t n;
+};
+
+static void *add_events(void *arg)
+{
+        struct event_args *a = arg;
+        for (uint64_t i = 0; i < a->n; i++)
+                dmo_progress_add_pages(a->p, 1);
+        return NULL;
+}
+
+static double ns_per_event(unsigned threads)
+{
+        struct dmo_progress *p;
+        if (dmo_progress_new(DMO_MODE_HIBERNATE, &p) < 0)
+                return -1;
+        struct event_args a = {p, 50 * 1000 * 1000};
+        pthread_t t[8];
+        double t0 = now_s();
+        for (unsigned i = 0; i < threads; i++)
+                pthread_create(&t[i], NULL, add_events, &a);
+        for (unsigned i = 0; i < threads; i++)
+                pthread_join(t[i], NULL);
+        double dt = now_s() - t0;
+        dmo_progress_free(p);
+        return dt * 1e9 / (double)a.n; /* wall time per event per thread */
+}
+
+int main(int argc, char **argv)
+{
+        static const struct option opts[] = {
+                {"size", required_argument, NULL, 's'},
+                {"dir", required_argument, NULL, 'd'},
+                {"threads", required_argument, NULL, 't'},
+                {"compress", required_argument, NULL, 'c'},
+                {0},
+        };
+        uint64_t size = 1ull << 30;
+        const char *dir = ".";
+        struct cycle_args a = {.compress = DMO_COMPRESS_LZ4};
+        int opt;
+        while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+                switch (opt) {
+                case 's':
+                        if (dmo_parse_size(optarg, &size) < 0)
+                                return 2;
+                        break;
+                case 'd':
+                        dir = optarg;
+                        break;
+                case 't':
+                        a.threads = (unsigned)atoi(optarg);
+                        break;
+                case 'c':
+                        if (dmo_compress_parse(optarg, &a.compress) < 0)
+                                return 2;
+                        break;
+                default:
+                        return 2;
+                }
+        }
+        a.size = size;
+        char work[512], swap[600], raw[600], cmd[2048];
+        snprintf(work, sizeof(work), "%s/bench-work", dir);
+        snprintf(swap, sizeof(swap), "%s/swapfile", work);
+        snprintf(raw, sizeof(raw), "%s/raw.bin", work);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", work, work);
+        if (system(cmd) != 0)
+                return 1;
+
+        const uint32_t page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+        const uint64_t pages = size / page_size;
+        const double mb = (double)(pages * page_size) / 1e6;
+        printf("dormouse benchmark: %.0f MB of the simulated kernel's page stream (seed 42), "
+               "%ld CPUs, compress %s, page %u B\n",
+               mb, sysconf(_SC_NPROCESSORS_ONLN), dmo_compress_name(a.compress), page_size);
+
+        /* The same bytes the engine will see, for the command-line tools. */
+        FILE *f = fopen(raw, "wb");
+        if (!f)
+                return 1;
+        static uint8_t buf[1 << 20];
+        const uint64_t per = sizeof(buf) / page_size;
+        double gen0 = now_s();
+        for (uint64_t i = 0; i < pages; i += per) {
+                uint64_t n = pages - i < per ? pages - i : per;
+                for (uint64_t k = 0; k < n; k++)
+                        dmo_sim_page_fill(42, i + k, buf + k * page_size, page_size);
+                if (fwrite(buf, page_size, n, f) != n)
+                        return 1;
+        }
+        fclose(f);
+        double gen_s = now_s() - gen0;
+
+        snprintf(cmd, sizeof(cmd), "truncate -s %llu '%s' && mkswap -q '%s' >/dev/null 2>&1",
+                 (unsigned long long)(size + size / 4 + (32ull << 20)), swap, swap);
+        if (system(cmd) != 0) {
+                fprintf(stderr, "bench: mkswap failed\n");
+                return 1;
+        }
+
+        snprintf(cmd, sizeof(cmd), "dd if='%s' of='%s/dd.out' bs=1M conv=fsync status=none", raw,
+                 work);
+        double dd_s = run_timed(cmd);
+        snprintf(cmd, sizeof(cmd), "lz4 -1 -q -f '%s' '%s/raw.lz4'", raw, work);
+        double lz4_s = run_timed(cmd);
+        snprintf(cmd, sizeof(cmd), "%s/raw.lz4", work);
+        double lz4_ratio = mb * 1e6 / (double)file_size(cmd);
+        snprintf(cmd, sizeof(cmd), "zstd -1 -q -f '%s' -o '%s/raw.zst'", raw, work);
+        double zstd_s = run_timed(cmd);
+        snprintf(cmd, sizeof(cmd), "%s/raw.zst", work);
+        double zstd_ratio = mb * 1e6 / (double)file_size(cmd);
+        snprintf(cmd, sizeof(cmd), "dd if='%s' of=/dev/null bs=1M status=none", raw);
+        double read_s = run_timed(cmd);
+
+        struct child_result hib = {0}, res = {0};
+        long hib_rss = 0, res_rss = 0;
+        if (in_child(hibernate_cycle, &a, &hib, &hib_rss) < 0 || hib.rc != 0) {
+                fprintf(stderr, "bench: hibernate failed\n");
+                return 1;
+        }
+        if (in_child(resume_cycle, &a, &res, &res_rss) < 0 || res.rc != 0) {
+                fprintf(stderr, "bench: resume failed (not bit-exact?)\n");
+                return 1;
+        }
+        double hib_write_s = hib.stats.data_s + hib.stats.sync_s;
+        double stored_mb = (double)hib.stats.stored_bytes / 1e6;
+
+        printf("\n%-44s %10s %10s\n", "", "MB/s", "ratio");
+        printf("%-44s %10.0f\n", "page stream generation (sim kernel, 1 core)", mb / gen_s);
+        printf("%-44s %10.0f %10.2f\n", "dormouse hibernate: pages -> swap file", mb / hib_write_s,
+               mb / stored_mb);
+        printf("%-44s %10.0f\n", "  baseline: dd bs=1M conv=fsync, same bytes", mb / dd_s);
+        printf("%-44s %10.0f %10.2f\n", "  baseline: lz4 -1 (command line)", mb / lz4_s,
+               lz4_ratio);
+        printf("%-44s %10.0f %10.2f\n", "  baseline: zstd -1 (command line)", mb / zstd_s,
+               zstd_ratio);
+        printf("%-44s %10.0f\n", "dormouse resume: swap file -> pages, verified",
+               mb / res.stats.restore_s);
+        printf("%-44s %10.0f\n", "  baseline: dd raw read, same bytes (cached)", mb / read_s);
+        printf("\nhibernate vs dd: %.2fx (target >= 2x); resume vs raw read: %.2fx (target >= 2x)\n",
+               dd_s / hib_write_s, read_s / res.stats.restore_s);
+        printf("image: %llu pages, %.1f MB stored, %llu zero pages; phases: freeze %.3f s, "
+               "snapshot %.3f s, write %.3f s, seal %.3f s\n",
+               (unsigned long long)hib.stats.image_pages, stored_mb,
+               (unsigned long long)hib.stats.zero_pages, hib.stats.freeze_s, hib.stats.snapshot_s,
+               hib.stats.data_s, hib.stats.sync_s);
+        printf("progress event: %.2f ns (1 thread), %.2f ns (2 threads contending) (target <= 5)\n",
+               ns_per_event(1), ns_per_event(2));
+        printf("peak RSS: hibernate %.1f MiB, resume %.1f MiB (target <= 64)\n", hib_rss / 1024.0,
+               res_rss / 1024.0);
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
+        return system(cmd) == 0 ? 0 : 1;
+}
