@@ -58,3 +58,6 @@ check_PROGRAMS += tests/splash-theme.test
 TESTS += tests/splash-theme.test
 tests_splash_theme_test_SOURCES = tests/splash-theme.c
 tests_splash_theme_test_LDADD = $(DMO_PAINTER_TEST_LIBS)
+noinst_PROGRAMS += tests/bench-splash
+tests_bench_splash_SOURCES = tests/bench-splash.c
+tests_bench_splash_LDADD = $(DMO_PAINTER_TEST_LIBS)
