@@ -520,3 +520,9 @@ bool dmo_sim_kernel_powered_off(struct dmo_snapshot *s)
 {
         return to_sim(s)->powered_off;
 }
+
+uint64_t dmo_sim_kernel_max_pages(struct dmo_snapshot *s)
+{
+        struct sim *m = to_sim(s);
+        return m->p.size_bytes / m->ps;
+}

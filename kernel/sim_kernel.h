@@ -65,6 +65,10 @@ int dmo_sim_kernel_first_mismatch(struct dmo_snapshot *s, uint64_t *page, uint32
 /* Pages written back so far (resume) or read so far (hibernate). */
 uint64_t dmo_sim_kernel_pages_moved(struct dmo_snapshot *s);
 
+/* The most pages an image of this simulated machine can have (its memory
+ * size), known before the snapshot, like the RAM size of a real one. */
+uint64_t dmo_sim_kernel_max_pages(struct dmo_snapshot *s);
+
 bool dmo_sim_kernel_frozen(struct dmo_snapshot *s);
 bool dmo_sim_kernel_powered_off(struct dmo_snapshot *s);
 

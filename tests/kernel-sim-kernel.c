@@ -115,6 +115,7 @@ static void test_pref_image_size_shrinks_down_to_half(void)
         int in_suspend;
         uint64_t bytes;
         REQUIRE(s->ops->freeze(s) == 0);
+        CHECK_INT(dmo_sim_kernel_max_pages(s), ==, 100);
         CHECK_INT(s->ops->pref_image_size(s, 70 * PS), ==, 0);
         REQUIRE(s->ops->create_image(s, &in_suspend) == 0);
         CHECK(s->ops->get_image_size(s, &bytes) == 0 && bytes == 70 * PS);
@@ -122,6 +123,11 @@ static void test_pref_image_size_shrinks_down_to_half(void)
         CHECK_INT(s->ops->pref_image_size(s, 0), ==, 0);
         REQUIRE(s->ops->create_image(s, &in_suspend) == 0);
         CHECK(s->ops->get_image_size(s, &bytes) == 0 && bytes == 50 * PS);
+        REQUIRE(s->ops->free_image(s) == 0);
+        CHECK_INT(s->ops->pref_image_size(s, 1000 * PS), ==, 0);
+        REQUIRE(s->ops->create_image(s, &in_suspend) == 0);
+        CHECK(s->ops->get_image_size(s, &bytes) == 0 && bytes == 100 * PS);
+        CHECK_INT(bytes / PS, <=, dmo_sim_kernel_max_pages(s));
         dmo_snapshot_free(s);
 }
 
