@@ -209,7 +209,9 @@ int dmo_keys_open(int fd, struct dmo_keys **out)
                 /* ISIG off too: Ctrl-C must not kill us while the system is frozen. */
                 raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ECHONL | ISIG | IEXTEN);
                 raw.c_iflag &= ~(tcflag_t)(IXON | ICRNL | INLCR | IGNCR);
-                raw.c_cc[VMIN] = 0;
+                /* VMIN 1 with O_NONBLOCK: an empty terminal reads as EAGAIN;
+                 * with VMIN 0 it would read 0, which means end of file. */
+                raw.c_cc[VMIN] = 1;
                 raw.c_cc[VTIME] = 0;
                 if (tcsetattr(fd, TCSANOW, &raw) == 0)
                         k->have_termios = true;

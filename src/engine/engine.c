@@ -1,0 +1,607 @@
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/reboot.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "image/format.h"
+#include "image/reader.h"
+#include "image/sigdev.h"
+#include "image/writer.h"
+#include "kernel/blockdev.h"
+#include "kernel/sim_kernel.h"
+#include "kernel/swap_area.h"
+
+struct timer {
+        struct timespec start;
+};
+
+static void timer_start(struct timer *t)
+{
+        clock_gettime(CLOCK_MONOTONIC, &t->start);
+}
+
+static double timer_lap(struct timer *t)
+{
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double s = (double)(now.tv_sec - t->start.tv_sec) +
+                   (double)(now.tv_nsec - t->start.tv_nsec) / 1e9;
+        t->start = now;
+        return s;
+}
+
+static const struct dmo_fault_plan *faults_of(struct dmo_snapshot *snap)
+{
+        return snap->simulated ? dmo_sim_kernel_faults(snap) : NULL;
+}
+
+/* Debug knob for screenshots: hold each 1% of the data phase. */
+struct step_pacer {
+        unsigned delay_ms;
+        uint64_t every;
+        uint64_t next;
+};
+
+static void pacer_init(struct step_pacer *p, unsigned delay_ms, uint64_t total)
+{
+        p->delay_ms = delay_ms;
+        p->every = total / 100 ? total / 100 : 1;
+        p->next = p->every;
+}
+
+static void pacer_tick(struct step_pacer *p, uint64_t done)
+{
+        if (!p->delay_ms || done < p->next)
+                return;
+        p->next += p->every;
+        usleep(p->delay_ms * 1000u);
+}
+
+static int read_kernel_page(struct dmo_snapshot *snap, uint8_t *buf, size_t page_size)
+{
+        size_t got = 0;
+        while (got < page_size) {
+                ssize_t n = snap->ops->read_page(snap, buf + got, page_size - got);
+                if (n < 0)
+                        return (int)n;
+                if (n == 0)
+                        return got ? -EIO : 0; /* a page cut in half is a kernel bug */
+                got += (size_t)n;
+        }
+        return 1;
+}
+
+static int write_kernel_page(struct dmo_snapshot *snap, const uint8_t *buf, size_t page_size)
+{
+        size_t put = 0;
+        while (put < page_size) {
+                ssize_t n = snap->ops->write_page(snap, buf + put, page_size - put);
+                if (n < 0)
+                        return (int)n;
+                if (n == 0)
+                        return -EIO;
+                put += (size_t)n;
+        }
+        return 0;
+}
+
+static int alloc_swap_slot(void *ctx, uint64_t *byte_offset)
+{
+        struct dmo_snapshot *snap = ctx;
+        return snap->ops->alloc_swap_page(snap, byte_offset);
+}
+
+/* Everything a hibernation holds; released in reverse order by one function. */
+struct hibernation {
+        struct dmo_snapshot *snap;
+        const struct dmo_hibernate_config *cfg;
+        struct dmo_hibernate_result *res;
+        struct dmo_blockdev *dev;
+        struct dmo_image_writer *writer;
+        uint8_t *scratch; /* one page, to see the end of the kernel's stream */
+        struct dmo_kernel_identity id;
+        uint64_t start_ns;
+        bool frozen;
+        bool image_ready;
+        bool swap_allocated;
+};
+
+static int fail(struct dmo_hibernate_result *res, enum dmo_step step, int err)
+{
+        res->outcome = DMO_HIBERNATE_FAILED;
+        res->step = step;
+        res->error = err;
+        return err;
+}
+
+/* The one way back to a running system before the signature is on disk. */
+static void unwind(struct hibernation *h)
+{
+        struct dmo_snapshot *snap = h->snap;
+        if (h->swap_allocated)
+                snap->ops->free_swap_pages(snap);
+        if (h->image_ready)
+                snap->ops->free_image(snap); /* UNFREEZE is ignored while an image is ready */
+        if (h->frozen)
+                snap->ops->unfreeze(snap);
+        h->swap_allocated = h->image_ready = h->frozen = false;
+}
+
+/* An upper bound for the image's page count, known before the snapshot:
+ * the kernel cannot copy more memory than there is. */
+static uint64_t max_image_pages(struct dmo_snapshot *snap, uint64_t avail_swap, uint32_t page_size)
+{
+        uint64_t bound;
+        if (snap->simulated) {
+                bound = dmo_sim_kernel_max_pages(snap);
+        } else {
+                long phys = sysconf(_SC_PHYS_PAGES);
+                long ps = sysconf(_SC_PAGESIZE);
+                bound = phys > 0 && ps > 0 ? (uint64_t)phys * (uint64_t)ps / page_size : 0;
+        }
+        (void)avail_swap;
+        return bound ? bound : 1;
+}
+
+static uint64_t realtime_ns(void)
+{
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int prepare(struct hibernation *h)
+{
+        const struct dmo_hibernate_config *cfg = h->cfg;
+        struct dmo_snapshot *snap = h->snap;
+        struct dmo_swap_info swap;
+        int r;
+
+        dmo_progress_set_phase(cfg->progress, DMO_PHASE_PREPARE);
+        r = dmo_blockdev_open(cfg->target.path, true, faults_of(snap), &h->dev);
+        if (r < 0)
+                return fail(h->res, DMO_STEP_OPEN_DEVICE, r);
+        r = dmo_swap_header_read(h->dev, cfg->target.header_page, &swap);
+        if (r < 0)
+                return fail(h->res, DMO_STEP_SWAP_HEADER, r);
+        if (!dmo_swap_magic_is_swap(swap.magic))
+                return fail(h->res, DMO_STEP_SWAP_HEADER, -ENODEV);
+        r = snap->ops->identity(snap, &h->id);
+        if (r < 0)
+                return fail(h->res, DMO_STEP_OPEN_DEVICE, r);
+        h->res->stats.page_size = h->id.page_size;
+        /* A stale image must not survive next to a half-written new one. */
+        r = dmo_sig_clear(h->dev, cfg->target.header_page, h->id.page_size);
+        if (r < 0)
+                return fail(h->res, DMO_STEP_SIGNATURE, r);
+
+        r = snap->ops->set_swap_area(snap, &cfg->target);
+        if (r < 0)
+                return fail(h->res, DMO_STEP_SET_SWAP_AREA, r);
+        dmo_snapshot_checkpoint(snap, DMO_CP_OPENED);
+
+        uint64_t avail = 0;
+        r = snap->ops->avail_swap(snap, &avail);
+        if (r < 0)
+                return fail(h->res, DMO_STEP_ALLOCATE, r);
+
+        struct dmo_image_writer_params wp = {
+                .algo = cfg->compress,
+                .level = cfg->compress_level,
+                .threads = cfg->threads,
+                .chunk_pages = cfg->chunk_pages,
+                .page_size = h->id.page_size,
+                .expected_pages = max_image_pages(snap, avail, h->id.page_size),
+        };
+        r = dmo_image_writer_new(&wp, h->dev, alloc_swap_slot, snap, cfg->progress, &h->writer);
+        if (r < 0)
+                return fail(h->res, DMO_STEP_ALLOCATE, r);
+        h->scratch = malloc(h->id.page_size);
+        if (!h->scratch)
+                return fail(h->res, DMO_STEP_ALLOCATE, -ENOMEM);
+
+        if (cfg->lock_memory && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+                return fail(h->res, DMO_STEP_ALLOCATE, -errno);
+        return 0;
+}
+
+static int snapshot(struct hibernation *h, int *in_suspend)
+{
+        const struct dmo_hibernate_config *cfg = h->cfg;
+        struct dmo_snapshot *snap = h->snap;
+        struct timer t;
+        int r;
+
+        timer_start(&t);
+        dmo_progress_set_phase(cfg->progress, DMO_PHASE_FREEZE);
+        if (cfg->hooks.before_freeze)
+                cfg->hooks.before_freeze(cfg->hooks.ctx);
+        r = snap->ops->freeze(snap);
+        if (cfg->hooks.after_freeze)
+                cfg->hooks.after_freeze(cfg->hooks.ctx);
+        if (r < 0)
+                return fail(h->res, DMO_STEP_FREEZE, r);
+        h->frozen = true;
+        dmo_snapshot_checkpoint(snap, DMO_CP_FROZEN);
+        if (cfg->image_size >= 0) {
+                r = snap->ops->pref_image_size(snap, (uint64_t)cfg->image_size);
+                if (r < 0)
+                        return fail(h->res, DMO_STEP_CREATE_IMAGE, r);
+        }
+        h->res->stats.freeze_s = timer_lap(&t);
+
+        dmo_progress_set_phase(cfg->progress, DMO_PHASE_SNAPSHOT);
+        r = snap->ops->create_image(snap, in_suspend);
+        if (r < 0)
+                return fail(h->res, DMO_STEP_CREATE_IMAGE, r);
+        h->image_ready = true;
+        h->res->stats.snapshot_s = timer_lap(&t);
+        return 0;
+}
+
+static int write_data(struct hibernation *h)
+{
+        const struct dmo_hibernate_config *cfg = h->cfg;
+        struct dmo_snapshot *snap = h->snap;
+        const size_t page_size = h->id.page_size;
+        uint64_t image_bytes = 0, done = 0;
+        struct step_pacer pacer;
+        int r;
+
+        r = snap->ops->get_image_size(snap, &image_bytes);
+        if (r < 0)
+                return fail(h->res, DMO_STEP_READ_KERNEL, r);
+        uint64_t total = image_bytes / page_size;
+        dmo_progress_set_total(cfg->progress, total);
+        dmo_progress_set_phase(cfg->progress, DMO_PHASE_WRITE);
+        pacer_init(&pacer, cfg->step_delay_ms, total);
+        h->swap_allocated = true;
+
+        for (done = 0; done < total; done++) {
+                void *page;
+                if (dmo_progress_abort_requested(cfg->progress))
+                        return -ECANCELED;
+                r = dmo_image_writer_page_buffer(h->writer, &page);
+                if (r < 0)
+                        return fail(h->res, DMO_STEP_WRITE_IMAGE, r);
+                r = read_kernel_page(snap, page, page_size);
+                if (r <= 0) /* the kernel announced more pages than it gave */
+                        return fail(h->res, DMO_STEP_READ_KERNEL, r < 0 ? r : -EIO);
+                r = dmo_image_writer_commit_page(h->writer);
+                if (r < 0)
+                        return fail(h->res, DMO_STEP_WRITE_IMAGE, r);
+                dmo_progress_add_pages(cfg->progress, 1);
+                if (done + 1 == total / 2)
+                        dmo_snapshot_checkpoint(snap, DMO_CP_DATA_HALF_WRITTEN);
+                pacer_tick(&pacer, done + 1);
+        }
+        /* ...and not fewer either: the stream must end here. */
+        r = read_kernel_page(snap, h->scratch, page_size);
+        if (r != 0)
+                return fail(h->res, DMO_STEP_READ_KERNEL, r < 0 ? r : -EFBIG);
+        h->res->stats.image_pages = done;
+        dmo_snapshot_checkpoint(snap, DMO_CP_DATA_WRITTEN);
+        return 0;
+}
+
+static int seal(struct hibernation *h, struct timer *t)
+{
+        const struct dmo_hibernate_config *cfg = h->cfg;
+        struct dmo_image_result ir;
+        struct dmo_image_meta meta = {
+                .identity = h->id,
+                .start_ns = h->start_ns,
+                .platform_mode = cfg->shutdown == DMO_SHUTDOWN_PLATFORM,
+        };
+        int r;
+
+        dmo_progress_set_phase(cfg->progress, DMO_PHASE_SYNC);
+        r = dmo_image_writer_finish(h->writer, &meta, &ir);
+        if (r < 0)
+                return fail(h->res, DMO_STEP_FINISH_IMAGE, r);
+        h->res->stats.stored_bytes = ir.stored_bytes;
+        h->res->stats.zero_pages = ir.zero_pages;
+        h->res->stats.data_s = timer_lap(t);
+        dmo_snapshot_checkpoint(h->snap, DMO_CP_HEADER_WRITTEN);
+
+        /* Close the abort window first, then look: a request that raced the
+         * close is still seen here. */
+        dmo_progress_set_abortable(cfg->progress, false);
+        if (dmo_progress_abort_requested(cfg->progress))
+                return -ECANCELED;
+
+        r = dmo_sig_write(h->dev, cfg->target.header_page, h->id.page_size, &ir.sig);
+        if (r < 0) {
+                /* The signature may be half on disk: take it off again. */
+                dmo_sig_clear(h->dev, cfg->target.header_page, h->id.page_size);
+                return fail(h->res, DMO_STEP_SIGNATURE, r);
+        }
+        dmo_snapshot_checkpoint(h->snap, DMO_CP_SIGNATURE_WRITTEN);
+        h->res->stats.sync_s = timer_lap(t);
+        return 0;
+}
+
+static int power_off(struct hibernation *h)
+{
+        struct dmo_snapshot *snap = h->snap;
+        int r;
+
+        dmo_progress_set_phase(h->cfg->progress, DMO_PHASE_POWEROFF);
+        switch (h->cfg->shutdown) {
+        case DMO_SHUTDOWN_SUSPEND:
+                r = snap->ops->s2ram(snap);
+                if (r == 0)
+                        return 1; /* woke up from RAM: the image is not needed */
+                break;
+        case DMO_SHUTDOWN_PLATFORM:
+                r = snap->ops->power_off(snap);
+                break;
+        case DMO_SHUTDOWN_POWEROFF:
+        case DMO_SHUTDOWN_REBOOT:
+        default:
+                if (snap->simulated) {
+                        r = snap->ops->power_off(snap);
+                        break;
+                }
+                reboot(h->cfg->shutdown == DMO_SHUTDOWN_REBOOT ? RB_AUTOBOOT : RB_POWER_OFF);
+                r = -errno;
+                break;
+        }
+        if (snap->simulated && r == 0)
+                return 0;
+        return fail(h->res, DMO_STEP_POWER_OFF, r < 0 ? r : -EIO);
+}
+
+int dmo_engine_hibernate(struct dmo_snapshot *snap, const struct dmo_hibernate_config *cfg,
+                         struct dmo_hibernate_result *res)
+{
+        struct hibernation h = {.snap = snap, .cfg = cfg, .res = res};
+        int in_suspend = 0, r;
+        struct timer t;
+
+        memset(res, 0, sizeof(*res));
+        h.start_ns = realtime_ns();
+        dmo_progress_set_abortable(cfg->progress, true);
+        r = prepare(&h);
+        if (r < 0)
+                goto out;
+        r = snapshot(&h, &in_suspend);
+        if (r < 0)
+                goto out;
+        if (!in_suspend) {
+                /* Second return of create_image: the restored system runs, and
+                 * video memory was not part of the image. */
+                if (cfg->hooks.devices_thawed)
+                        cfg->hooks.devices_thawed(cfg->hooks.ctx);
+                unwind(&h);
+                dmo_progress_set_phase(cfg->progress, DMO_PHASE_DONE);
+                res->outcome = DMO_HIBERNATE_RESUMED;
+                goto out;
+        }
+        if (cfg->hooks.devices_thawed)
+                cfg->hooks.devices_thawed(cfg->hooks.ctx);
+        dmo_snapshot_checkpoint(snap, DMO_CP_IMAGE_CREATED);
+
+        timer_start(&t);
+        r = write_data(&h);
+        if (r == 0)
+                r = seal(&h, &t);
+        if (r < 0)
+                goto out;
+
+        r = power_off(&h);
+        if (r == 0) {
+                res->outcome = DMO_HIBERNATE_POWERED_OFF;
+                goto out;
+        }
+        /* Still running after the image was sealed (suspend-to-both woke up,
+         * or power off failed): the image must not be resumed later. */
+        dmo_sig_clear(h.dev, cfg->target.header_page, h.id.page_size);
+        if (r > 0) {
+                res->outcome = DMO_HIBERNATE_RESUMED;
+                r = 0;
+        }
+out:
+        if (r == -ECANCELED) {
+                res->outcome = DMO_HIBERNATE_ABORTED;
+                dmo_progress_set_phase(cfg->progress, DMO_PHASE_ABORTED);
+                r = 0;
+        } else if (r < 0) {
+                dmo_progress_set_phase(cfg->progress, DMO_PHASE_FAILED);
+        }
+        if (res->outcome != DMO_HIBERNATE_POWERED_OFF) {
+                unwind(&h);
+                if (h.dev && res->outcome != DMO_HIBERNATE_RESUMED) {
+                        struct dmo_sig sig;
+                        res->signature_cleared =
+                                dmo_sig_read(h.dev, cfg->target.header_page, h.id.page_size,
+                                             &sig) == -ENOENT;
+                }
+        }
+        dmo_image_writer_free(h.writer);
+        free(h.scratch);
+        dmo_blockdev_free(h.dev);
+        if (cfg->lock_memory)
+                munlockall();
+        return r;
+}
+
+/* ------------------------------------------------------------------ resume */
+
+struct resumption {
+        struct dmo_snapshot *snap;
+        const struct dmo_resume_config *cfg;
+        struct dmo_resume_result *res;
+        struct dmo_blockdev *dev;
+        struct dmo_image_reader *reader;
+        struct dmo_image_info info;
+        struct dmo_kernel_identity id;
+        bool frozen;
+};
+
+static int refuse(struct resumption *rs, enum dmo_resume_outcome outcome, enum dmo_step step,
+                  int err)
+{
+        rs->res->outcome = outcome;
+        rs->res->step = step;
+        rs->res->error = err;
+        return err < 0 ? err : -EINVAL;
+}
+
+static bool same_kernel(const struct dmo_kernel_identity *a, const struct dmo_kernel_identity *b)
+{
+        return strcmp(a->sysname, b->sysname) == 0 && strcmp(a->release, b->release) == 0 &&
+               strcmp(a->version, b->version) == 0 && strcmp(a->machine, b->machine) == 0;
+}
+
+static int check_image(struct resumption *rs)
+{
+        const struct dmo_resume_config *cfg = rs->cfg;
+        struct dmo_snapshot *snap = rs->snap;
+        int r;
+
+        dmo_progress_set_phase(cfg->progress, DMO_PHASE_CHECK);
+        r = snap->ops->identity(snap, &rs->id);
+        if (r < 0)
+                return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_OPEN_DEVICE, r);
+        rs->res->stats.page_size = rs->id.page_size;
+        r = dmo_blockdev_open(cfg->target.path, true, faults_of(snap), &rs->dev);
+        if (r < 0)
+                return refuse(rs, DMO_RESUME_NOT_SWAP, DMO_STEP_OPEN_DEVICE, r);
+        r = dmo_image_probe(rs->dev, cfg->target.header_page, rs->id.page_size, &rs->info);
+        if (r == -ENOENT)
+                return refuse(rs, DMO_RESUME_NO_IMAGE, DMO_STEP_NONE, r);
+        if (r == -ENODEV)
+                return refuse(rs, DMO_RESUME_NOT_SWAP, DMO_STEP_SWAP_HEADER, r);
+        if (r < 0)
+                return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, r);
+        if (cfg->noresume)
+                return refuse(rs, DMO_RESUME_DISCARDED, DMO_STEP_NONE, -ECANCELED);
+        if (!same_kernel(&rs->info.header.identity, &rs->id) ||
+            rs->info.header.page_size != rs->id.page_size) {
+                snprintf(rs->res->image_release, sizeof(rs->res->image_release), "%s",
+                         rs->info.header.identity.release);
+                snprintf(rs->res->running_release, sizeof(rs->res->running_release), "%s",
+                         rs->id.release);
+                return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_KERNEL_MISMATCH, -EXDEV);
+        }
+        if (cfg->hooks.image_found)
+                cfg->hooks.image_found(cfg->hooks.ctx);
+        r = dmo_image_reader_new(&rs->info, rs->dev, cfg->threads, cfg->progress, &rs->reader);
+        if (r < 0)
+                return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_READ_IMAGE, r);
+        if (cfg->lock_memory && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+                return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_READ_IMAGE, -errno);
+        return 0;
+}
+
+static int load_image(struct resumption *rs)
+{
+        const struct dmo_resume_config *cfg = rs->cfg;
+        struct dmo_snapshot *snap = rs->snap;
+        const size_t page_size = rs->id.page_size;
+        uint64_t done = 0;
+        struct step_pacer pacer;
+        int r;
+
+        dmo_progress_set_total(cfg->progress, rs->info.header.image_pages);
+        dmo_progress_set_phase(cfg->progress, DMO_PHASE_READ);
+        pacer_init(&pacer, cfg->step_delay_ms, rs->info.header.image_pages);
+        for (;;) {
+                const void *page;
+                r = dmo_image_reader_next_page(rs->reader, &page);
+                if (r < 0)
+                        return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, r);
+                if (r == 0)
+                        break;
+                r = write_kernel_page(snap, page, page_size);
+                if (r < 0)
+                        return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_WRITE_KERNEL, r);
+                done++;
+                dmo_progress_add_pages(cfg->progress, 1);
+                pacer_tick(&pacer, done);
+        }
+        if (done != rs->info.header.image_pages)
+                return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, -EBADMSG);
+        rs->res->stats.image_pages = done;
+        rs->res->stats.stored_bytes = rs->info.header.stored_bytes;
+        dmo_snapshot_checkpoint(snap, DMO_CP_RESUME_LOADED);
+        return 0;
+}
+
+static int restore(struct resumption *rs)
+{
+        struct dmo_snapshot *snap = rs->snap;
+        int r;
+
+        /* Off before the jump: a crash in the restored system must not bring
+         * this image back a second time. */
+        r = dmo_sig_clear(rs->dev, rs->cfg->target.header_page, rs->id.page_size);
+        if (r < 0)
+                return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_SIGNATURE, r);
+        rs->res->signature_cleared = true;
+        dmo_snapshot_checkpoint(snap, DMO_CP_SIGNATURE_REMOVED);
+
+        dmo_progress_set_phase(rs->cfg->progress, DMO_PHASE_RESTORE);
+        r = snap->ops->freeze(snap);
+        if (r < 0)
+                return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_FREEZE, r);
+        rs->frozen = true;
+        r = snap->ops->atomic_restore(snap);
+        if (r == -EILSEQ && snap->simulated)
+                return refuse(rs, DMO_RESUME_MISMATCH, DMO_STEP_RESTORE, r);
+        if (r < 0 || !snap->simulated)
+                return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_RESTORE, r < 0 ? r : -EIO);
+        /* Simulated: this is where the restored system returns from
+         * create_image with in_suspend == 0 and lets go of the snapshot. */
+        snap->ops->free_image(snap);
+        snap->ops->unfreeze(snap);
+        rs->frozen = false;
+        rs->res->outcome = DMO_RESUME_RESTORED;
+        return 0;
+}
+
+int dmo_engine_resume(struct dmo_snapshot *snap, const struct dmo_resume_config *cfg,
+                      struct dmo_resume_result *res)
+{
+        struct resumption rs = {.snap = snap, .cfg = cfg, .res = res};
+        struct timer t;
+        int r;
+
+        memset(res, 0, sizeof(*res));
+        timer_start(&t);
+        r = check_image(&rs);
+        res->stats.check_s = timer_lap(&t);
+        if (r == 0)
+                r = load_image(&rs);
+        res->stats.restore_s = timer_lap(&t);
+        if (r == 0)
+                r = restore(&rs);
+        if (r < 0) {
+                if (rs.frozen)
+                        snap->ops->unfreeze(snap);
+                dmo_progress_set_phase(cfg->progress, res->outcome == DMO_RESUME_NO_IMAGE
+                                                              ? DMO_PHASE_DONE
+                                                              : DMO_PHASE_FAILED);
+        } else {
+                dmo_progress_set_phase(cfg->progress, DMO_PHASE_DONE);
+        }
+        /* Whatever was refused, the swap area goes back to plain swap. */
+        if (rs.dev && (res->outcome == DMO_RESUME_REFUSED || res->outcome == DMO_RESUME_DISCARDED ||
+                       res->outcome == DMO_RESUME_FAILED || res->outcome == DMO_RESUME_MISMATCH)) {
+                if (!res->signature_cleared)
+                        res->signature_cleared = dmo_sig_clear(rs.dev, cfg->target.header_page,
+                                                               rs.id.page_size) == 0;
+        }
+        dmo_image_reader_free(rs.reader);
+        dmo_blockdev_free(rs.dev);
+        if (cfg->lock_memory)
+                munlockall();
+        return res->outcome == DMO_RESUME_RESTORED ? 0 : r;
+}

@@ -1,0 +1,154 @@
+/* engine: the hibernate and resume sequences, as small state machines with
+ * one abort path each.
+ *
+ * The engine talks to the snapshot device (kernel/), the image format
+ * (src/image) and the progress model (src/progress). It never draws and
+ * never prints: it reports progress, returns an outcome plus the step that
+ * failed, and calls the hooks the CLI gave it (e.g. to make the splash redraw
+ * after the kernel froze and thawed the devices).
+ *
+ * Safety rules it enforces:
+ * - Everything the cycle needs is allocated before SNAPSHOT_FREEZE; after
+ *   create_image() only the swap device is written.
+ * - Any stale dormouse signature is cleared before the first data byte is
+ *   written, and the new signature is written last, after an fsync of data,
+ *   map and header. Abort (Esc) is honoured until the signature write begins.
+ * - On every failure or abort before the signature: swap pages are freed,
+ *   the image is freed, the system is thawed. The swap area stays valid.
+ * - Resume removes the signature before the atomic restore and restores the
+ *   swap signature whenever it refuses an image.
+ */
+#ifndef DMO_ENGINE_H
+#define DMO_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "codec/codec.h"
+#include "kernel/snapshot.h"
+#include "progress/progress.h"
+
+enum dmo_shutdown {
+        DMO_SHUTDOWN_PLATFORM, /* ACPI S4 through the kernel (SNAPSHOT_POWER_OFF) */
+        DMO_SHUTDOWN_POWEROFF, /* plain power off */
+        DMO_SHUTDOWN_REBOOT,   /* reboot (e.g. to test resume, or dual boot) */
+        DMO_SHUTDOWN_SUSPEND,  /* suspend to RAM, image kept as a fallback (suspend-to-both) */
+};
+
+/* Where a failure happened; the CLI turns it into a sentence. */
+enum dmo_step {
+        DMO_STEP_NONE,
+        DMO_STEP_OPEN_DEVICE,
+        DMO_STEP_SWAP_HEADER,
+        DMO_STEP_SET_SWAP_AREA,
+        DMO_STEP_ALLOCATE,
+        DMO_STEP_FREEZE,
+        DMO_STEP_CREATE_IMAGE,
+        DMO_STEP_READ_KERNEL,
+        DMO_STEP_WRITE_IMAGE,
+        DMO_STEP_FINISH_IMAGE,
+        DMO_STEP_SIGNATURE,
+        DMO_STEP_POWER_OFF,
+        DMO_STEP_READ_IMAGE,
+        DMO_STEP_KERNEL_MISMATCH,
+        DMO_STEP_WRITE_KERNEL,
+        DMO_STEP_RESTORE,
+};
+
+/* SNAPSHOT_FREEZE exempts only the calling thread from the freezer, and
+ * threads it creates afterwards (they inherit PF_SUSPEND_TASK); every other
+ * thread of this process stops with the rest of user space and stays stopped
+ * while the image is written. So threads that must run during the write (the
+ * splash renderer, the codec workers) are stopped before the freeze and
+ * started again by the engine's thread right after it. */
+struct dmo_engine_hooks {
+        void *ctx;
+        /* Stop helper threads; called on the engine's thread. */
+        void (*before_freeze)(void *ctx);
+        /* Start them again (now exempt from the freezer). */
+        void (*after_freeze)(void *ctx);
+        /* Resume: a sound image of this kernel was found and is about to be
+         * loaded (the moment to show the splash; a boot without an image
+         * stays quiet). */
+        void (*image_found)(void *ctx);
+        /* The kernel froze and thawed the devices (after create_image): the
+         * screen must be redrawn in full. Called on the engine's thread. */
+        void (*devices_thawed)(void *ctx);
+};
+
+struct dmo_hibernate_config {
+        struct dmo_swap_target target;
+        enum dmo_compress compress;
+        int compress_level;
+        unsigned threads;      /* 0: one per CPU */
+        unsigned chunk_pages;  /* 0: default */
+        int64_t image_size;    /* preferred image size in bytes; < 0: leave the kernel's */
+        enum dmo_shutdown shutdown;
+        bool lock_memory;      /* mlockall before freezing (real kernel) */
+        unsigned step_delay_ms; /* debug: pause this long at every 1% of the data phase */
+        struct dmo_progress *progress;
+        struct dmo_engine_hooks hooks;
+};
+
+enum dmo_hibernate_outcome {
+        DMO_HIBERNATE_FAILED,      /* see result.error and result.step */
+        DMO_HIBERNATE_POWERED_OFF, /* image complete; simulated kernel "powered off" */
+        DMO_HIBERNATE_RESUMED,     /* we came back after a successful resume */
+        DMO_HIBERNATE_ABORTED,     /* the person cancelled; system thawed, swap clean */
+};
+
+struct dmo_engine_stats {
+        uint64_t image_pages;   /* kernel pages in the image */
+        uint32_t page_size;
+        uint64_t stored_bytes;  /* bytes written to / read from swap for the image */
+        uint64_t zero_pages;
+        double freeze_s, snapshot_s, data_s, sync_s; /* hibernate phases */
+        double check_s, restore_s;                   /* resume phases */
+};
+
+struct dmo_hibernate_result {
+        enum dmo_hibernate_outcome outcome;
+        int error;             /* negative errno when FAILED */
+        enum dmo_step step;    /* where it failed */
+        bool signature_cleared; /* after a failure: swap area verified plain */
+        struct dmo_engine_stats stats;
+};
+
+int dmo_engine_hibernate(struct dmo_snapshot *snap, const struct dmo_hibernate_config *cfg,
+                         struct dmo_hibernate_result *res);
+
+struct dmo_resume_config {
+        struct dmo_swap_target target;
+        unsigned threads;
+        bool noresume;       /* discard the image instead of restoring it */
+        bool lock_memory;
+        unsigned step_delay_ms;
+        struct dmo_progress *progress;
+        struct dmo_engine_hooks hooks;
+};
+
+enum dmo_resume_outcome {
+        DMO_RESUME_RESTORED,  /* simulated: verified bit-exact (real kernel: never returns) */
+        DMO_RESUME_NO_IMAGE,  /* plain swap area: normal boot */
+        DMO_RESUME_DISCARDED, /* noresume: the image was discarded, swap is plain */
+        DMO_RESUME_REFUSED,   /* image unusable: nothing restored, swap made plain */
+        DMO_RESUME_NOT_SWAP,  /* the device is not a swap area: configuration error */
+        DMO_RESUME_MISMATCH,  /* simulated kernel: restored content differed (a bug) */
+        DMO_RESUME_FAILED,    /* the kernel refused the restore after loading */
+};
+
+struct dmo_resume_result {
+        enum dmo_resume_outcome outcome;
+        int error;
+        enum dmo_step step;
+        bool signature_cleared;
+        /* on KERNEL_MISMATCH: what the image was made by */
+        char image_release[65];
+        char running_release[65];
+        struct dmo_engine_stats stats;
+};
+
+int dmo_engine_resume(struct dmo_snapshot *snap, const struct dmo_resume_config *cfg,
+                      struct dmo_resume_result *res);
+
+#endif

@@ -1,0 +1,482 @@
+/* Round trips through the simulated kernel, driven through the dormouse
+ * program itself: hibernate into swap areas made by mkswap, resume, and check
+ * exit codes, messages and what blkid (util-linux) says the swap area is
+ * afterwards. The simulated kernel compares every restored page with what it
+ * produced, so exit status 0 from resume means bit-exact. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/testlib.h"
+
+static char dormouse[1024];
+static char out_path[1024]; /* stderr+stdout of the last run */
+
+static const char *bin(void)
+{
+        if (!dormouse[0]) {
+                const char *b = getenv("DMO_BUILDDIR");
+                snprintf(dormouse, sizeof(dormouse), "%s/dormouse", b ? b : ".");
+        }
+        return dormouse;
+}
+
+/* Runs dormouse with the arguments, output captured; returns its exit status. */
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+        char args[2048];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(args, sizeof(args), fmt, ap);
+        va_end(ap);
+        snprintf(out_path, sizeof(out_path), "%s/last-output.txt", dmo_test_tmpdir());
+        int rc = dmo_test_sh("'%s' %s </dev/null >'%s' 2>&1", bin(), args, out_path);
+        if (getenv("DMO_TEST_VERBOSE"))
+                dmo_test_sh("sed 's/^/#   /' '%s'", out_path);
+        return rc;
+}
+
+static char output_buf[16384];
+
+static const char *output(void)
+{
+        FILE *f = fopen(out_path, "r");
+        size_t n = f ? fread(output_buf, 1, sizeof(output_buf) - 1, f) : 0;
+        if (f)
+                fclose(f);
+        output_buf[n] = '\0';
+        return output_buf;
+}
+
+static void show_output(void)
+{
+        dmo_test_sh("sed 's/^/#   /' '%s' | tail -20", out_path);
+}
+
+/* What util-linux's blkid says the area is: "swap", "swsuspend", or "". */
+static const char *blkid_type(const char *path)
+{
+        static char type[64];
+        char cmd[1200];
+        snprintf(cmd, sizeof(cmd), "blkid -p -o value -s TYPE '%s' 2>/dev/null", path);
+        FILE *p = popen(cmd, "r");
+        type[0] = '\0';
+        if (p) {
+                if (!fgets(type, sizeof(type), p))
+                        type[0] = '\0';
+                pclose(p);
+        }
+        type[strcspn(type, "\n")] = '\0';
+        return type;
+}
+
+static const char *make_swap(const char *name, const char *size)
+{
+        static char path[4][512];
+        static int next;
+        char *p = path[next++ % 4];
+        snprintf(p, 512, "%s/%s", dmo_test_tmpdir(), name);
+        if (dmo_test_sh("rm -f '%s' && truncate -s %s '%s' && mkswap -q '%s' >/dev/null 2>&1", p,
+                        size, p, p) != 0)
+                return NULL;
+        return p;
+}
+
+static void round_trip(const char *size, const char *compress, const char *swap_size)
+{
+        const char *swap = make_swap("rt.swap", swap_size);
+        REQUIRE(swap);
+        int rc = run("hibernate --kernel sim --sim-size %s --sim-seed 7 --compress %s "
+                     "--resume-device '%s' --splash none",
+                     size, compress, swap);
+        if (rc != 0)
+                show_output();
+        CHECK_INT(rc, ==, 0);
+        CHECK(strcmp(blkid_type(swap), "swsuspend") == 0);
+        rc = run("resume --kernel sim --sim-seed 7 --resume-device '%s' --splash none", swap);
+        if (rc != 0)
+                show_output();
+        CHECK_INT(rc, ==, 0);
+        CHECK_STR_CONTAINS(output(), "bit-exact");
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+        /* the image is gone: a second resume finds nothing, quietly */
+        CHECK_INT(run("resume --kernel sim --sim-seed 7 --resume-device '%s' --splash none", swap),
+                  ==, 1);
+        CHECK(output()[0] == '\0');
+}
+
+static void round_trip_two_pages(void)
+{
+        round_trip("8K", "lz4", "1M");
+}
+
+static void round_trip_small_sizes_every_compression(void)
+{
+        static const char *sizes[] = {"12K", "260K", "3M"};
+        static const char *algos[] = {"lz4", "zstd", "none"};
+        for (unsigned s = 0; s < 3; s++)
+                for (unsigned a = 0; a < 3; a++)
+                        round_trip(sizes[s], algos[a], "16M");
+}
+
+static void round_trip_64m_every_compression(void)
+{
+        round_trip("64M", "lz4", "96M");
+        round_trip("64M", "zstd", "96M");
+        round_trip("64M", "none", "96M");
+}
+
+static void round_trip_1g(void)
+{
+        if (getenv("DMO_TEST_SMALL")) {
+                printf("# DMO_TEST_SMALL set (sanitizer pass): 256 MiB instead of 1 GiB\n");
+                round_trip("256M", "lz4", "384M");
+                return;
+        }
+        round_trip("1G", "lz4", "1300M");
+}
+
+static void round_trip_swap_file_at_an_offset(void)
+{
+        /* A disk image whose swap area starts 1000 pages in, like a swap
+         * file's first physical block on its partition. */
+        char disk[512], area[512];
+        snprintf(disk, sizeof(disk), "%s/disk.img", dmo_test_tmpdir());
+        snprintf(area, sizeof(area), "%s/area.swap", dmo_test_tmpdir());
+        REQUIRE(dmo_test_sh("rm -f '%s' '%s' && truncate -s 40M '%s' && truncate -s 32M '%s' && "
+                            "mkswap -q '%s' >/dev/null && dd if='%s' of='%s' bs=4096 seek=1000 "
+                            "conv=notrunc status=none",
+                            disk, area, disk, area, area, area, disk) == 0);
+        int rc = run("hibernate --kernel sim --sim-size 20M --resume-device '%s' --resume-offset "
+                     "1000 --splash none",
+                     disk);
+        if (rc)
+                show_output();
+        CHECK_INT(rc, ==, 0);
+        /* nothing before the area was touched */
+        CHECK_INT(dmo_test_sh("cmp -s -n 4096000 '%s' /dev/zero", disk), ==, 0);
+        rc = run("resume --kernel sim --resume-device '%s' --resume-offset 1000 --splash none",
+                 disk);
+        if (rc)
+                show_output();
+        CHECK_INT(rc, ==, 0);
+        /* the wrong offset sees no swap area at all */
+        CHECK_INT(run("resume --kernel sim --resume-device '%s' --resume-offset 999 --splash none",
+                      disk),
+                  ==, 2);
+}
+
+static void no_signature_is_a_quiet_normal_boot(void)
+{
+        const char *swap = make_swap("plain.swap", "8M");
+        REQUIRE(swap);
+        CHECK_INT(run("resume --kernel sim --resume-device '%s' --splash none", swap), ==, 1);
+        CHECK(output()[0] == '\0');
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+}
+
+static void not_a_swap_area_says_run_mkswap(void)
+{
+        char path[512];
+        snprintf(path, sizeof(path), "%s/zeros.img", dmo_test_tmpdir());
+        REQUIRE(dmo_test_sh("truncate -s 8M '%s'", path) == 0);
+        CHECK_INT(run("resume --kernel sim --resume-device '%s' --splash none", path), ==, 2);
+        CHECK_STR_CONTAINS(output(), "mkswap");
+        CHECK_INT(run("hibernate --kernel sim --sim-size 1M --resume-device '%s' --splash none",
+                      path),
+                  ==, 6);
+        CHECK_STR_CONTAINS(output(), "mkswap");
+}
+
+static void missing_device_is_reported(void)
+{
+        CHECK_INT(run("hibernate --kernel sim --resume-device /nonexistent/swap --splash none"), ==,
+                  2);
+        CHECK_STR_CONTAINS(output(), "/nonexistent/swap");
+        CHECK_INT(run("resume --kernel sim --resume-device /nonexistent/swap --splash none"), ==,
+                  1);
+        CHECK_STR_CONTAINS(output(), "not found");
+}
+
+static void hibernate(const char *swap, const char *extra)
+{
+        int rc = run("hibernate --kernel sim --sim-size 6M --sim-seed 3 --resume-device '%s' "
+                     "--splash none %s",
+                     swap, extra);
+        if (rc)
+                show_output();
+        CHECK_INT(rc, ==, 0);
+}
+
+static void wrong_kernel_is_refused_and_swap_made_usable(void)
+{
+        const char *swap = make_swap("wk.swap", "16M");
+        REQUIRE(swap);
+        hibernate(swap, "--sim-kernel-release 6.1.0-99-amd64");
+        CHECK_INT(run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash none", swap),
+                  ==, 3);
+        CHECK_STR_CONTAINS(output(), "6.1.0-99-amd64");
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+}
+
+static void noresume_discards_the_image(void)
+{
+        const char *swap = make_swap("nr.swap", "16M");
+        char cmdline[512];
+        snprintf(cmdline, sizeof(cmdline), "%s/cmdline", dmo_test_tmpdir());
+        REQUIRE(swap && dmo_test_sh("echo 'root=/dev/vda1 ro noresume quiet' > '%s'", cmdline) == 0);
+        hibernate(swap, "");
+        CHECK_INT(run("resume --kernel sim --sim-seed 3 --resume-device '%s' --cmdline '%s' "
+                      "--splash none",
+                      swap, cmdline),
+                  ==, 1);
+        CHECK_STR_CONTAINS(output(), "discarded");
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+}
+
+static void resume_device_from_the_kernel_command_line(void)
+{
+        const char *swap = make_swap("cl.swap", "16M");
+        char cmdline[600];
+        snprintf(cmdline, sizeof(cmdline), "%s/cmdline2", dmo_test_tmpdir());
+        REQUIRE(swap && dmo_test_sh("echo 'quiet resume=%s splash' > '%s'", swap, cmdline) == 0);
+        hibernate(swap, "");
+        CHECK_INT(run("resume --kernel sim --sim-seed 3 --cmdline '%s' --splash none", cmdline), ==,
+                  0);
+}
+
+static void truncated_device_is_refused(void)
+{
+        const char *swap = make_swap("tr.swap", "16M");
+        REQUIRE(swap);
+        hibernate(swap, "");
+        REQUIRE(dmo_test_sh("truncate -s 2M '%s'", swap) == 0);
+        int rc = run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash none", swap);
+        CHECK(rc == 3);
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+}
+
+static void image_of_another_machine_is_refused_by_the_kernel(void)
+{
+        /* Another seed is another simulated machine: its kernel refuses the
+         * image's first page, as a real kernel refuses a foreign header. */
+        const char *swap = make_swap("seed.swap", "16M");
+        REQUIRE(swap);
+        hibernate(swap, "");
+        CHECK_INT(run("resume --kernel sim --sim-seed 4 --resume-device '%s' --splash none", swap),
+                  ==, 3);
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+}
+
+static void enospc_mid_write_leaves_plain_swap(void)
+{
+        const char *swap = make_swap("full.swap", "2M"); /* far too small for 6M of pages */
+        REQUIRE(swap);
+        CHECK_INT(run("hibernate --kernel sim --sim-size 6M --compress none --resume-device '%s' "
+                      "--splash none",
+                      swap),
+                  ==, 6);
+        CHECK_STR_CONTAINS(output(), "too small");
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+        CHECK_INT(run("resume --kernel sim --resume-device '%s' --splash none", swap), ==, 1);
+
+        swap = make_swap("enospc.swap", "32M");
+        REQUIRE(swap);
+        CHECK_INT(run("hibernate --kernel sim --sim-size 6M --sim-fault enospc@200 "
+                      "--resume-device '%s' --splash none",
+                      swap),
+                  ==, 6);
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+}
+
+static void io_errors_on_write_and_read(void)
+{
+        const char *swap = make_swap("eio.swap", "32M");
+        REQUIRE(swap);
+        CHECK_INT(run("hibernate --kernel sim --sim-size 6M --sim-fault eio-write@3 "
+                      "--resume-device '%s' --splash none",
+                      swap),
+                  ==, 6);
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+
+        hibernate(swap, "");
+        CHECK_INT(run("resume --kernel sim --sim-seed 3 --sim-fault eio-read@4 --resume-device "
+                      "'%s' --splash none",
+                      swap),
+                  ==, 3);
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+}
+
+static void short_transfers_still_round_trip(void)
+{
+        const char *swap = make_swap("short.swap", "32M");
+        REQUIRE(swap);
+        hibernate(swap, "--sim-fault short-write,short-read");
+        int rc = run("resume --kernel sim --sim-seed 3 --sim-fault short-write,short-read "
+                     "--resume-device '%s' --splash none",
+                     swap);
+        if (rc)
+                show_output();
+        CHECK_INT(rc, ==, 0);
+}
+
+static void crash_at_every_phase_boundary(void)
+{
+        static const char *points[] = {"opened",       "frozen",           "image-created",
+                                       "data-half-written", "data-written", "header-written",
+                                       "signature-written"};
+        for (unsigned i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
+                const char *swap = make_swap("crash.swap", "32M");
+                REQUIRE(swap);
+                int rc = run("hibernate --kernel sim --sim-size 6M --sim-seed 3 --sim-fault "
+                             "crash@%s --resume-device '%s' --splash none",
+                             points[i], swap);
+                CHECK_INT(rc, ==, 128 + SIGKILL); /* the "power" went */
+                rc = run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash none",
+                         swap);
+                /* after the signature: a complete image, restored bit-exact;
+                 * before it: no image at all */
+                int expect = strcmp(points[i], "signature-written") == 0 ? 0 : 1;
+                if (rc != expect)
+                        printf("# crash@%s: resume exit %d, expected %d\n", points[i], rc, expect);
+                CHECK_INT(rc, ==, expect);
+                CHECK(strcmp(blkid_type(swap), "swap") == 0);
+        }
+        /* crashes on the resume side */
+        static const char *resume_points[] = {"resume-loaded", "signature-removed"};
+        for (unsigned i = 0; i < 2; i++) {
+                const char *swap = make_swap("crash2.swap", "32M");
+                REQUIRE(swap);
+                hibernate(swap, "");
+                int rc = run("resume --kernel sim --sim-seed 3 --sim-fault crash@%s "
+                             "--resume-device '%s' --splash none",
+                             resume_points[i], swap);
+                CHECK_INT(rc, ==, 128 + SIGKILL);
+                rc = run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash none",
+                         swap);
+                /* before the signature came off the image is still whole */
+                CHECK_INT(rc, ==, i == 0 ? 0 : 1);
+                CHECK(strcmp(blkid_type(swap), "swap") == 0);
+        }
+}
+
+static void usage_errors_exit_2(void)
+{
+        CHECK_INT(run("hibernate --kernel bogus"), ==, 2);
+        CHECK_STR_CONTAINS(output(), "bogus");
+        CHECK_INT(run("hibernate --kernel sim --compress brotli --resume-device /dev/null"), ==, 2);
+        CHECK_STR_CONTAINS(output(), "brotli");
+        CHECK_INT(run("resume --frobnicate"), ==, 2);
+        CHECK_INT(run("resume --kernel sim --config /nonexistent.conf --resume-device x"), ==, 2);
+        CHECK_STR_CONTAINS(output(), "/nonexistent.conf");
+        CHECK_INT(run("nosuchcommand"), ==, 2);
+        CHECK_INT(run("hibernate --kernel sim --sim-fault explode@3 --resume-device /dev/null"),
+                  ==, 2);
+        CHECK_INT(run("hibernate --kernel sim --sim-size lots"), ==, 2);
+}
+
+static void config_file_sets_device_and_warns_on_unknown_keys(void)
+{
+        const char *swap = make_swap("cfg.swap", "16M");
+        char conf[600];
+        snprintf(conf, sizeof(conf), "%s/dormouse.conf", dmo_test_tmpdir());
+        REQUIRE(swap && dmo_test_sh("printf 'resume device = %s\\ncompress = zstd\\nfrobnicate = "
+                                    "1\\nsnapshot device = /dev/snapshot\\n' > '%s'",
+                                    swap, conf) == 0);
+        int rc = run("hibernate --kernel sim --sim-size 2M --config '%s' --splash none", conf);
+        CHECK_INT(rc, ==, 0);
+        CHECK_STR_CONTAINS(output(), "frobnicate");
+        CHECK_STR_CONTAINS(output(), "ignores");
+        rc = run("info '%s'", swap);
+        CHECK_INT(rc, ==, 0);
+        CHECK_STR_CONTAINS(output(), "zstd");
+        rc = run("resume --kernel sim --config '%s' --splash none", conf);
+        CHECK_INT(rc, ==, 0);
+}
+
+static void info_describes_image_and_absence(void)
+{
+        const char *swap = make_swap("info.swap", "16M");
+        REQUIRE(swap);
+        CHECK_INT(run("info '%s'", swap), ==, 1);
+        CHECK_STR_CONTAINS(output(), "no hibernation image");
+        hibernate(swap, "");
+        CHECK_INT(run("info '%s'", swap), ==, 0);
+        CHECK_STR_CONTAINS(output(), "dormouse hibernation image");
+        CHECK_INT(run("info --json '%s'", swap), ==, 0);
+        CHECK_STR_CONTAINS(output(), "\"image_pages\"");
+        CHECK_INT(run("info /nonexistent"), ==, 2);
+}
+
+/* Esc on the terminal while the data phase runs: cancelled, thawed, clean. */
+static void escape_key_aborts_before_the_signature(void)
+{
+        const char *swap = make_swap("esc.swap", "32M");
+        REQUIRE(swap);
+        int master;
+        pid_t pid = forkpty(&master, NULL, NULL, NULL);
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+                execl(bin(), "dormouse", "hibernate", "--kernel", "sim", "--sim-size", "8M",
+                      "--resume-device", swap, "--splash", "text", "--debug-step-delay", "30",
+                      (char *)NULL);
+                _exit(127);
+        }
+        /* wait until the data phase shows a percentage, then press Esc */
+        char buf[4096];
+        size_t have = 0;
+        bool writing = false;
+        for (int i = 0; i < 200 && !writing; i++) {
+                struct timespec ts = {0, 20 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+                ssize_t n = read(master, buf + have, sizeof(buf) - 1 - have);
+                if (n > 0) {
+                        have += (size_t)n;
+                        buf[have] = '\0';
+                        writing = strstr(buf, "%") != NULL;
+                        if (have > sizeof(buf) / 2)
+                                have = 0;
+                }
+        }
+        CHECK(writing);
+        CHECK(write(master, "\x1b", 1) == 1);
+        int status = 0;
+        for (int i = 0; i < 500; i++) {
+                char drain[1024];
+                if (read(master, drain, sizeof(drain)) < 0 && errno != EAGAIN) {
+                        /* EIO once the child closed the pty */
+                }
+                if (waitpid(pid, &status, WNOHANG) == pid)
+                        break;
+                struct timespec ts = {0, 20 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+        }
+        if (waitpid(pid, &status, WNOHANG) == 0) {
+                kill(pid, SIGKILL);
+                waitpid(pid, &status, 0);
+        }
+        close(master);
+        CHECK(WIFEXITED(status));
+        CHECK_INT(WEXITSTATUS(status), ==, 5);
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+        CHECK_INT(run("resume --kernel sim --resume-device '%s' --splash none", swap), ==, 1);
+}
+
+DMO_TEST_MAIN(T(round_trip_two_pages), T(round_trip_small_sizes_every_compression),
+              T(round_trip_64m_every_compression), T(round_trip_1g),
+              T(round_trip_swap_file_at_an_offset), T(no_signature_is_a_quiet_normal_boot),
+              T(not_a_swap_area_says_run_mkswap), T(missing_device_is_reported),
+              T(wrong_kernel_is_refused_and_swap_made_usable), T(noresume_discards_the_image),
+              T(resume_device_from_the_kernel_command_line), T(truncated_device_is_refused),
+              T(image_of_another_machine_is_refused_by_the_kernel),
+              T(enospc_mid_write_leaves_plain_swap), T(io_errors_on_write_and_read),
+              T(short_transfers_still_round_trip), T(crash_at_every_phase_boundary),
+              T(usage_errors_exit_2), T(config_file_sets_device_and_warns_on_unknown_keys),
+              T(info_describes_image_and_absence), T(escape_key_aborts_before_the_signature))
