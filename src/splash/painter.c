@@ -758,16 +758,19 @@ static void draw_all(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene 
         if (t->text[DMO_TEXT_TITLE].show)
                 draw_line_in_box(p, cr, DMO_BOX_TITLE, &p->line[L_TITLE0 + sc->kind],
                                  t->text[DMO_TEXT_TITLE].align, &t->text[DMO_TEXT_TITLE].color);
-        if (t->text[DMO_TEXT_SUBTITLE].show)
+        /* A dialog takes the place of the subtitle, bar and progress lines;
+         * drawing them half hidden behind it looks broken. */
+        bool dialog = sc->dialog.kind != DMO_DIALOG_NONE;
+        if (t->text[DMO_TEXT_SUBTITLE].show && !dialog)
                 draw_line_in_box(p, cr, DMO_BOX_SUBTITLE, &p->line[L_SUBTITLE0 + sc->kind],
                                  t->text[DMO_TEXT_SUBTITLE].align,
                                  &t->text[DMO_TEXT_SUBTITLE].color);
-        if (m->show_bar)
+        if (m->show_bar && !dialog)
                 draw_bar(p, cr, sc);
-        if (m->show_stats && t->text[DMO_TEXT_STATS].show)
+        if (m->show_stats && t->text[DMO_TEXT_STATS].show && !dialog)
                 draw_line_in_box(p, cr, DMO_BOX_STATS, &p->line[L_STATS],
                                  t->text[DMO_TEXT_STATS].align, &t->text[DMO_TEXT_STATS].color);
-        if (t->text[DMO_TEXT_MESSAGE].show)
+        if (t->text[DMO_TEXT_MESSAGE].show && !dialog)
                 draw_line_in_box(p, cr, DMO_BOX_MESSAGE, &p->line[L_MESSAGE],
                                  t->text[DMO_TEXT_MESSAGE].align, &t->text[DMO_TEXT_MESSAGE].color);
         if (t->text[DMO_TEXT_DETAIL].show)
@@ -898,7 +901,8 @@ int dmo_painter_paint(struct dmo_painter *p, uint8_t *pixels, int stride,
         }
 
         const struct painter_state *was = &p->prev;
-        bool full = force_full || !was->valid || was->kind != now.kind;
+        bool full = force_full || !was->valid || was->kind != now.kind ||
+                    was->dialog.kind != now.dialog.kind;
         if (full) {
                 add_damage(damage, max_damage, &nd, (struct dmo_rect){0, 0, p->w, p->h}, p->w,
                            p->h);
