@@ -8,11 +8,13 @@
  * pages in (the read from /dev/snapshot) and each payload out (the write to
  * swap); decode copies payloads in and pages out. MB/s are of image bytes
  * (what the kernel hands over), 1 MB = 10^6 bytes; each figure is the best
- * of three runs. */
+ * of three runs. "MB/cpu" columns are MB per CPU-second over all threads
+ * (the cost, which a loaded machine disturbs less than the wall time). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,11 +33,31 @@ struct image {
         size_t nchunks;
 };
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
         struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
+        clock_gettime(id, &ts);
         return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double now(void)
+{
+        return clock_s(CLOCK_MONOTONIC);
+}
+
+/* CPU seconds of this process (all threads) or of its waited-for children:
+ * on a shared machine the CPU cost per byte is steadier than wall time. */
+static double cpu_self(void)
+{
+        return clock_s(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+static double cpu_children(void)
+{
+        struct rusage ru;
+        getrusage(RUSAGE_CHILDREN, &ru);
+        return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+               ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
 }
 
 static int new_codec(enum dmo_codec_dir dir, enum dmo_compress algo, unsigned cp, unsigned threads,
@@ -52,13 +74,14 @@ static int new_codec(enum dmo_codec_dir dir, enum dmo_compress algo, unsigned cp
 }
 
 /* Returns seconds, or a negative value on error. */
-static double encode(struct image *im, enum dmo_compress algo, unsigned cp, unsigned threads)
+static double encode(struct image *im, enum dmo_compress algo, unsigned cp, unsigned threads,
+                     double *cpu)
 {
         struct dmo_codec *c;
         if (new_codec(DMO_CODEC_ENCODE, algo, cp, threads, &c) < 0)
                 return -1;
         size_t next_page = 0, ci = 0, out = 0;
-        double t0 = now();
+        double t0 = now(), c0 = cpu_self();
         for (;;) {
                 struct dmo_chunk *ch;
                 while (next_page < im->npages && dmo_codec_acquire(c, &ch) == 0) {
@@ -84,20 +107,22 @@ static double encode(struct image *im, enum dmo_compress algo, unsigned cp, unsi
                 dmo_codec_release(c, ch);
         }
         double t = now() - t0;
+        *cpu = cpu_self() - c0;
         im->store_len = out;
         im->nchunks = ci;
         dmo_codec_free(c);
         return t;
 }
 
-static double decode(struct image *im, enum dmo_compress algo, unsigned cp, unsigned threads)
+static double decode(struct image *im, enum dmo_compress algo, unsigned cp, unsigned threads,
+                     double *cpu)
 {
         struct dmo_codec *c;
         if (new_codec(DMO_CODEC_DECODE, algo, cp, threads, &c) < 0)
                 return -1;
         size_t next = 0, page = 0;
         int bad = 0;
-        double t0 = now();
+        double t0 = now(), c0 = cpu_self();
         for (;;) {
                 struct dmo_chunk *ch;
                 while (next < im->nchunks && dmo_codec_acquire(c, &ch) == 0) {
@@ -121,6 +146,7 @@ static double decode(struct image *im, enum dmo_compress algo, unsigned cp, unsi
                 dmo_codec_release(c, ch);
         }
         double t = now() - t0;
+        *cpu = cpu_self() - c0;
         dmo_codec_free(c);
         if (bad || page != im->npages || memcmp(im->dst, im->src, im->npages * PS) != 0)
                 return -1;
@@ -144,25 +170,29 @@ static double best(double a, double b)
 static void run_codec(struct image *im, enum dmo_compress algo, unsigned cp, unsigned threads)
 {
         size_t bytes = im->npages * PS;
-        double te = 1e30, td = 1e30;
+        double te = 1e30, td = 1e30, ce = 1e30, cd = 1e30, cpu = 0;
         for (int i = 0; i < REPEAT && te >= 0 && td >= 0; i++) {
-                te = best(te, encode(im, algo, cp, threads));
-                td = best(td, te < 0 ? -1 : decode(im, algo, cp, threads));
+                te = best(te, encode(im, algo, cp, threads, &cpu));
+                ce = best(ce, cpu);
+                td = best(td, te < 0 ? -1 : decode(im, algo, cp, threads, &cpu));
+                cd = best(cd, cpu);
         }
         if (te < 0 || td < 0) {
                 printf("%-16s %7u %6u   FAILED\n", dmo_compress_name(algo), threads, cp);
                 return;
         }
-        printf("%-16s %7u %6u %12.0f %12.0f %8.3f\n", dmo_compress_name(algo), threads, cp,
-               mbs(bytes, te), mbs(bytes, td), (double)im->store_len / (double)bytes);
+        printf("%-16s %7u %6u %12.0f %12.0f %8.3f %10.0f %10.0f\n", dmo_compress_name(algo),
+               threads, cp, mbs(bytes, te), mbs(bytes, td), (double)im->store_len / (double)bytes,
+               mbs(bytes, ce), mbs(bytes, cd));
         fflush(stdout);
 }
 
 /* Seconds taken by a shell command, or -1. */
-static double time_sh(const char *cmd)
+static double time_sh(const char *cmd, double *cpu)
 {
-        double t0 = now();
+        double t0 = now(), c0 = cpu_children();
         int r = system(cmd);
+        *cpu = cpu_children() - c0;
         return r == 0 ? now() - t0 : -1;
 }
 
@@ -187,12 +217,14 @@ static void run_cli(const char *label, const char *comp, const char *decomp, con
                 printf("%-16s (not available)\n", label);
                 return;
         }
-        double te = 1e30, td = 1e30;
+        double te = 1e30, td = 1e30, ce = 1e30, cd = 1e30, cpu;
         for (int i = 0; i < REPEAT; i++) {
                 snprintf(cmd, sizeof(cmd), "%s < '%s' > /dev/null", comp, file);
-                te = best(te, time_sh(cmd));
+                te = best(te, time_sh(cmd, &cpu));
+                ce = best(ce, cpu);
                 snprintf(cmd, sizeof(cmd), "%s < '%s' > /dev/null", decomp, packed);
-                td = best(td, time_sh(cmd));
+                td = best(td, time_sh(cmd, &cpu));
+                cd = best(cd, cpu);
         }
         size_t plen = file_size(packed);
         unlink(packed);
@@ -200,8 +232,8 @@ static void run_cli(const char *label, const char *comp, const char *decomp, con
                 printf("%-16s FAILED\n", label);
                 return;
         }
-        printf("%-16s %7s %6s %12.0f %12.0f %8.3f\n", label, "1", "-", mbs(bytes, te),
-               mbs(bytes, td), (double)plen / (double)bytes);
+        printf("%-16s %7s %6s %12.0f %12.0f %8.3f %10.0f %10.0f\n", label, "1", "-", mbs(bytes, te),
+               mbs(bytes, td), (double)plen / (double)bytes, mbs(bytes, ce), mbs(bytes, cd));
 }
 
 int main(int argc, char **argv)
@@ -241,8 +273,8 @@ int main(int argc, char **argv)
         memcpy(im.dst, im.src, bytes);
         printf("memcpy reference: %.0f MB/s\n\n", mbs(bytes, now() - t0));
 
-        printf("%-16s %7s %6s %12s %12s %8s\n", "algorithm", "threads", "chunk", "encode MB/s",
-               "decode MB/s", "ratio");
+        printf("%-16s %7s %6s %12s %12s %8s %10s %10s\n", "algorithm", "threads", "chunk",
+               "encode MB/s", "decode MB/s", "ratio", "enc MB/cpu", "dec MB/cpu");
         static const enum dmo_compress algos[] = {DMO_COMPRESS_NONE, DMO_COMPRESS_LZ4,
                                                   DMO_COMPRESS_ZSTD};
         for (size_t a = 0; a < 3; a++)
