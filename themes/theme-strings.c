@@ -1,4 +1,4 @@
-/* Generated from themes/*/theme.conf for xgettext (never compiled): the
+/* Generated from themes/NAME/theme.conf for xgettext (never compiled): the
  * titles and subtitles of the shipped themes, translated at theme load. */
 #define N_(s) s
 static const char *const dmo_theme_strings[] = {
