@@ -382,11 +382,15 @@ int dmo_codec_collect(struct dmo_codec *c, struct dmo_chunk **chunk, bool wait)
 void dmo_codec_release(struct dmo_codec *c, struct dmo_chunk *chunk)
 {
         struct slot *s = slot_of(chunk);
+        bool valid = s >= c->slots && s < c->slots + c->nslots &&
+                     (s->state == SLOT_COLLECTED || s->state == SLOT_ACQUIRED);
 
-        assert(s >= c->slots && s < c->slots + c->nslots);
         /* An acquired chunk may go back unsubmitted (the engine had nothing
-         * left to put in it). */
-        assert(s->state == SLOT_COLLECTED || s->state == SLOT_ACQUIRED);
+         * left to put in it). Anything else is a caller bug; ignoring it keeps
+         * a double release from overflowing the free stack. */
+        assert(valid);
+        if (!valid)
+                return;
         s->state = SLOT_FREE;
         c->free_stack[c->nfree++] = (unsigned)(s - c->slots);
 }
