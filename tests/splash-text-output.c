@@ -244,6 +244,31 @@ static void test_tty_redraws_one_line_with_percent_rate_and_time(void)
         close(master);
 }
 
+static void test_tty_hides_an_infinite_or_unknown_time_left(void)
+{
+        setlocale(LC_ALL, "C.UTF-8");
+        int master, slave;
+        REQUIRE(openpty(&master, &slave, NULL, NULL, NULL) == 0);
+        struct dmo_output *o = open_text(slave);
+        REQUIRE(o);
+        /* A stalled rate gives an infinite ETA; a garbage rate must not print either. */
+        struct dmo_scene sc = writing_scene(0.15);
+        sc.progress.eta_s = 1.0 / 0.0;
+        sc.progress.mb_per_s = 1e300;
+        o->ops->render(o, &sc, false);
+        const char *s = drain(master);
+        CHECK_STR_CONTAINS(s, " 15%");
+        CHECK(strstr(s, "left") == NULL);
+        CHECK(strstr(s, "MB/s") == NULL);
+        sc.progress.eta_s = 0.0 / 0.0;
+        sc.progress.fraction = 0.16;
+        o->ops->render(o, &sc, false);
+        CHECK(strstr(drain(master), "left") == NULL);
+        o->ops->close(o);
+        close(slave);
+        close(master);
+}
+
 static void test_tty_without_utf8_draws_hashes(void)
 {
         REQUIRE(setlocale(LC_ALL, "C"));
@@ -308,5 +333,6 @@ DMO_TEST_MAIN(T(test_log_of_a_100000_page_run_has_start_each_tenth_once_and_tota
               T(test_log_of_an_aborted_run_says_how_far_it_got),
               T(test_tty_redraws_one_line_with_percent_rate_and_time),
               T(test_tty_without_utf8_draws_hashes),
+              T(test_tty_hides_an_infinite_or_unknown_time_left),
               T(test_tty_failure_shows_the_detail_on_its_own_line),
               T(test_tty_password_dialog_shows_bullets_not_text))

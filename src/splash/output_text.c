@@ -22,6 +22,8 @@ enum {
         BAR_MIN = 8,
         BAR_MAX = 50,
         MB = 1000000,
+        MAX_ETA_S = 100 * 3600,
+        MAX_MBPS = 1000000,
 };
 
 struct text_strings {
@@ -181,7 +183,8 @@ static bool is_data_phase(enum dmo_phase p)
 static void format_eta(const struct text_output *t, double eta, char *buf, size_t len)
 {
         buf[0] = '\0';
-        if (!(eta >= 0))
+        /* Unknown, or so far off (a stalled rate) that a number would be noise. */
+        if (!(eta >= 0) || !(eta < MAX_ETA_S))
                 return;
         unsigned s = (unsigned)(eta + 0.5);
         if (s < 100)
@@ -193,7 +196,7 @@ static void format_eta(const struct text_output *t, double eta, char *buf, size_
 static void format_rate(const struct text_output *t, double mbps, char *buf, size_t len)
 {
         buf[0] = '\0';
-        if (mbps > 0)
+        if (mbps > 0 && mbps < MAX_MBPS)
                 fmt(buf, len, t->s.mbps, (unsigned)(mbps + 0.5));
 }
 
@@ -394,8 +397,11 @@ static int render_tty(struct text_output *t, const struct dmo_scene *sc, bool fo
 static void log_totals(struct text_output *t, const struct dmo_progress_snapshot *p,
                        enum dmo_phase ph)
 {
-        unsigned tenths = p->elapsed_s > 0 ? (unsigned)(p->elapsed_s * 10.0 + 0.5) : 0;
-        unsigned avg = p->elapsed_s > 0 ? (unsigned)((double)p->bytes_in / MB / p->elapsed_s) : 0;
+        unsigned tenths = p->elapsed_s > 0 && p->elapsed_s < MAX_ETA_S
+                              ? (unsigned)(p->elapsed_s * 10.0 + 0.5)
+                              : 0;
+        double rate = p->elapsed_s > 0 ? (double)p->bytes_in / MB / p->elapsed_s : 0;
+        unsigned avg = rate < MAX_MBPS ? (unsigned)rate : MAX_MBPS;
         int n = fmt(t->line, sizeof(t->line), t->s.log_totals, t->s.labels[ph],
                     (unsigned long long)p->pages_done, (unsigned long long)(p->bytes_in / MB),
                     tenths / 10, tenths % 10, avg, (unsigned long long)(p->bytes_out / MB));
