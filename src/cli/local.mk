@@ -2,7 +2,10 @@
 bin_PROGRAMS += dormouse
 dormouse_SOURCES = src/cli/main.c
 noinst_LIBRARIES += src/cli/libdmo-cli.a
-src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config.h
+src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config.h \
+	src/cli/cli.h src/cli/common.c src/cli/steps.c \
+	src/cli/display.c src/cli/display.h \
+	src/cli/cmd_hibernate.c src/cli/cmd_resume.c src/cli/cmd_info.c src/cli/cmd_splash.c
 
 check_PROGRAMS += tests/cli-config.test
 TESTS += tests/cli-config.test
@@ -13,3 +16,16 @@ check_PROGRAMS += tests/fuzz-config.test
 TESTS += tests/fuzz-config.test
 tests_fuzz_config_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-config.c
 tests_fuzz_config_test_LDADD = src/cli/libdmo-cli.a src/codec/libdmo-codec.a src/util/libdmo-util.a $(DMO_LIBS)
+
+# The program end to end on the simulated kernel.
+check_PROGRAMS += tests/engine-roundtrip.test
+TESTS += tests/engine-roundtrip.test
+tests_engine_roundtrip_test_SOURCES = tests/engine-roundtrip.c
+tests_engine_roundtrip_test_LDADD = tests/libdmotest.a -lutil
+tests/engine-roundtrip.log: dormouse$(EXEEXT)
+
+check_PROGRAMS += tests/engine-corruption.test
+TESTS += tests/engine-corruption.test
+tests_engine_corruption_test_SOURCES = tests/engine-corruption.c
+tests_engine_corruption_test_LDADD = tests/libdmotest.a
+tests/engine-corruption.log: dormouse$(EXEEXT)

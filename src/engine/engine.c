@@ -477,6 +477,8 @@ static int check_image(struct resumption *rs)
         r = dmo_image_probe(rs->dev, cfg->target.header_page, rs->id.page_size, &rs->info);
         if (r == -ENOENT)
                 return refuse(rs, DMO_RESUME_NO_IMAGE, DMO_STEP_NONE, r);
+        if (r == -ENODEV && rs->info.fault == DMO_FAULT_FOREIGN)
+                return refuse(rs, DMO_RESUME_FOREIGN, DMO_STEP_SWAP_HEADER, r);
         if (r == -ENODEV)
                 return refuse(rs, DMO_RESUME_NOT_SWAP, DMO_STEP_SWAP_HEADER, r);
         if (r < 0)

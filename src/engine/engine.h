@@ -133,6 +133,7 @@ enum dmo_resume_outcome {
         DMO_RESUME_DISCARDED, /* noresume: the image was discarded, swap is plain */
         DMO_RESUME_REFUSED,   /* image unusable: nothing restored, swap made plain */
         DMO_RESUME_NOT_SWAP,  /* the device is not a swap area: configuration error */
+        DMO_RESUME_FOREIGN,   /* another tool's hibernation signature: left alone */
         DMO_RESUME_MISMATCH,  /* simulated kernel: restored content differed (a bug) */
         DMO_RESUME_FAILED,    /* the kernel refused the restore after loading */
 };

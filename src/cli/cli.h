@@ -1,0 +1,130 @@
+/* cli: the edge. Parses arguments and the config file, opens the kernel
+ * (real or simulated), sets up the splash, runs the engine and turns its
+ * results into exit codes and sentences a person can act on.
+ *
+ * Exit codes (also in README.md and doc/cli.md):
+ *   hibernate: 0 image written and powered off (or resumed afterwards),
+ *              2 usage or configuration error, 5 cancelled by the person,
+ *              6 failed: nothing hibernated, system running, swap area clean.
+ *   resume:    0 restored (simulated kernel: verified bit-exact), 1 no image
+ *              (normal boot; also after noresume discarded one), 2 usage or
+ *              configuration error, 3 image refused: nothing restored, swap
+ *              area usable again, 4 simulated kernel only: restored content
+ *              did not match (a bug).
+ *   info:      0 an image is present, 1 no image, 2 usage, 3 damaged image.
+ */
+#ifndef DMO_CLI_H
+#define DMO_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli/config.h"
+#include "kernel/faults.h"
+#include "kernel/snapshot.h"
+#include "progress/progress.h"
+
+enum {
+        DMO_EXIT_OK = 0,
+        DMO_EXIT_NO_IMAGE = 1,
+        DMO_EXIT_USAGE = 2,
+        DMO_EXIT_REFUSED = 3,
+        DMO_EXIT_MISMATCH = 4,
+        DMO_EXIT_CANCELLED = 5,
+        DMO_EXIT_FAILED = 6,
+};
+
+/* What every engine command shares: where the image goes, which kernel. */
+struct dmo_cli_common {
+        const char *config_path;
+        bool config_path_given;
+        const char *resume_device;   /* --resume-device */
+        int64_t resume_offset;       /* --resume-offset; < 0: not given */
+        const char *cmdline_path;    /* --cmdline */
+        bool simulated;              /* --kernel sim */
+        uint64_t sim_size;           /* --sim-size */
+        uint64_t sim_seed;           /* --sim-seed */
+        const char *sim_faults;      /* --sim-fault */
+        const char *sim_release;     /* --sim-kernel-release */
+        const char *splash;          /* --splash; NULL: from config or automatic */
+        const char *theme;           /* --theme */
+        unsigned threads;            /* --threads */
+        unsigned step_delay_ms;      /* --debug-step-delay */
+        struct dmo_config config;
+        struct dmo_fault_plan *fault_plan; /* parsed --sim-fault, owned */
+};
+
+/* Parses a common option; returns 1 if `opt` was one, 0 if not, < 0 on a bad
+ * value (already reported). */
+int dmo_cli_common_option(struct dmo_cli_common *c, int opt, const char *arg);
+void dmo_cli_common_init(struct dmo_cli_common *c);
+void dmo_cli_common_release(struct dmo_cli_common *c);
+
+/* Loads the config file (reports notes), then fills in what the command line
+ * did not say. Returns 0 or DMO_EXIT_USAGE. */
+int dmo_cli_common_finish(struct dmo_cli_common *c);
+
+/* Opens the snapshot device the options ask for. Prints why not. */
+int dmo_cli_open_kernel(struct dmo_cli_common *c, enum dmo_snapshot_mode mode,
+                        struct dmo_snapshot **out);
+
+/* Prints "dormouse: <message>" to stderr. */
+void dmo_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void dmo_cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Long options shared by hibernate and resume, for getopt_long tables. */
+enum {
+        OPT_CONFIG = 1000,
+        OPT_RESUME_DEVICE,
+        OPT_RESUME_OFFSET,
+        OPT_CMDLINE,
+        OPT_KERNEL,
+        OPT_SIM_SIZE,
+        OPT_SIM_SEED,
+        OPT_SIM_FAULT,
+        OPT_SIM_RELEASE,
+        OPT_SPLASH,
+        OPT_THEME,
+        OPT_THREADS,
+        OPT_STEP_DELAY,
+        OPT_COMPRESS,
+        OPT_COMPRESS_LEVEL,
+        OPT_IMAGE_SIZE,
+        OPT_SHUTDOWN,
+        OPT_JSON,
+        OPT_NORESUME,
+        OPT_HELP,
+};
+
+#define DMO_CLI_COMMON_LONG_OPTIONS                                                                \
+        {"config", required_argument, NULL, OPT_CONFIG},                                           \
+                {"resume-device", required_argument, NULL, OPT_RESUME_DEVICE},                     \
+                {"resume-offset", required_argument, NULL, OPT_RESUME_OFFSET},                     \
+                {"cmdline", required_argument, NULL, OPT_CMDLINE},                                 \
+                {"kernel", required_argument, NULL, OPT_KERNEL},                                   \
+                {"sim-size", required_argument, NULL, OPT_SIM_SIZE},                               \
+                {"sim-seed", required_argument, NULL, OPT_SIM_SEED},                               \
+                {"sim-fault", required_argument, NULL, OPT_SIM_FAULT},                             \
+                {"sim-kernel-release", required_argument, NULL, OPT_SIM_RELEASE},                  \
+                {"splash", required_argument, NULL, OPT_SPLASH},                                   \
+                {"theme", required_argument, NULL, OPT_THEME},                                     \
+                {"threads", required_argument, NULL, OPT_THREADS},                                 \
+                {"debug-step-delay", required_argument, NULL, OPT_STEP_DELAY},                     \
+                {"help", no_argument, NULL, OPT_HELP}
+
+int dmo_cmd_hibernate(int argc, char **argv);
+int dmo_cmd_resume(int argc, char **argv);
+int dmo_cmd_info(int argc, char **argv);
+int dmo_cmd_preview(int argc, char **argv);
+int dmo_cmd_theme(int argc, char **argv);
+
+/* Resolves where the image lives: --resume-device, then the config's
+ * "resume device", then resume= on the kernel command line. Fills the swap
+ * target (path buffer owned by the caller). Returns 0, or DMO_EXIT_USAGE
+ * after saying what is missing. */
+int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
+                        char *path_buf, size_t path_len, bool *noresume);
+
+const char *dmo_cli_step_text(int step);
+
+#endif

@@ -1,0 +1,197 @@
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/display.h"
+#include "engine/engine.h"
+#include "util/i18n.h"
+
+static void usage(FILE *f)
+{
+        fprintf(f, "%s",
+                _("Usage: dormouse resume [OPTIONS]\n"
+                  "Restore a hibernated system, if the swap area holds an image.\n"
+                  "Run it from the initramfs before anything enables swap.\n\n"
+                  "  --resume-device PATH   default: \"resume device\" in the config, then resume=\n"
+                  "  --resume-offset PAGES  swap header offset (swap files)\n"
+                  "  --cmdline FILE         kernel command line to read (default /proc/cmdline)\n"
+                  "  --noresume             discard the image instead of restoring it\n"
+                  "  --splash kms|fbdev|text|png:DIR|none   --theme NAME   --threads N\n"
+                  "  --config FILE          default /etc/dormouse.conf\n"
+                  "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
+                  "  --sim-seed N --sim-fault SPEC --sim-kernel-release R\n\n"
+                  "Exit status: 0 restored, 1 no image, 2 usage, 3 image refused (swap usable "
+                  "again),\n4 simulated kernel: restored content differed.\n"));
+}
+
+static int report(const struct dmo_cli_common *c, const struct dmo_resume_config *rc,
+                  const struct dmo_resume_result *res)
+{
+        const char *dev = rc->target.path;
+        const struct dmo_engine_stats *s = &res->stats;
+        double raw_mb = (double)s->image_pages * (double)s->page_size / 1e6;
+
+        switch (res->outcome) {
+        case DMO_RESUME_RESTORED:
+                fprintf(stderr,
+                        _("dormouse: restored %llu pages (%.1f MB) from %s in %.3f s (%.0f MB/s); "
+                          "every page verified bit-exact by the simulated kernel\n"),
+                        (unsigned long long)s->image_pages, raw_mb, dev, s->restore_s,
+                        s->restore_s > 0 ? raw_mb / s->restore_s : 0.0);
+                return DMO_EXIT_OK;
+        case DMO_RESUME_NO_IMAGE:
+                return DMO_EXIT_NO_IMAGE; /* quiet: this is every normal boot */
+        case DMO_RESUME_DISCARDED:
+                fprintf(stderr,
+                        _("dormouse: noresume: the hibernation image on %s was discarded; %s is a "
+                          "plain swap area again\n"),
+                        dev, dev);
+                return DMO_EXIT_NO_IMAGE;
+        case DMO_RESUME_FOREIGN:
+                fprintf(stderr,
+                        _("dormouse: %s carries a hibernation signature that is not dormouse's "
+                          "(another tool's image, or a damaged one); leaving it alone. swapon "
+                          "will reinitialise the area, or run mkswap on it.\n"),
+                        dev);
+                return DMO_EXIT_NO_IMAGE;
+        case DMO_RESUME_NOT_SWAP:
+                if (res->step == DMO_STEP_OPEN_DEVICE)
+                        dmo_cli_error(_("%s: cannot open the resume device: %s"), dev,
+                                      strerror(-res->error));
+                else
+                        dmo_cli_error(_("%s: no swap signature; run mkswap on it, or point "
+                                        "\"resume device\" at a swap area"),
+                                      dev);
+                return DMO_EXIT_USAGE;
+        case DMO_RESUME_REFUSED:
+                if (res->step == DMO_STEP_KERNEL_MISMATCH)
+                        dmo_cli_error(_("%s: the image was made by kernel %s but %s is running; "
+                                        "boot the kernel that hibernated to resume"),
+                                      dev, res->image_release, res->running_release);
+                else if (res->error == -EPROTONOSUPPORT)
+                        dmo_cli_error(_("%s: the image uses a format or encryption this dormouse "
+                                        "does not support; update dormouse in the initramfs"),
+                                      dev);
+                else
+                        dmo_cli_error(_("%s: the image is damaged (%s while %s); nothing was "
+                                        "restored"),
+                                      dev, strerror(-res->error), dmo_cli_step_text(res->step));
+                break;
+        case DMO_RESUME_MISMATCH:
+                dmo_cli_error(_("%s: BUG: the restored memory differs from what was hibernated "
+                                "(simulated kernel check)"),
+                              dev);
+                return DMO_EXIT_MISMATCH;
+        case DMO_RESUME_FAILED:
+                dmo_cli_error(_("%s: the kernel could not restore the image (%s while %s)"), dev,
+                              strerror(-res->error), dmo_cli_step_text(res->step));
+                break;
+        }
+        (void)c;
+        fprintf(stderr, "%s\n",
+                res->signature_cleared
+                        ? _("dormouse: the swap area is usable again; booting normally. Do not "
+                            "repair file systems that were mounted when the system hibernated "
+                            "by hand: their state was saved in the lost image.")
+                        : _("dormouse: could not restore the swap signature; run mkswap on the "
+                            "resume device before enabling swap."));
+        return DMO_EXIT_REFUSED;
+}
+
+/* The splash comes up only once there is an image to restore: a normal
+ * boot without one stays quiet. */
+struct resume_ui {
+        const struct dmo_cli_common *common;
+        struct dmo_progress *progress;
+        struct dmo_display *display;
+};
+
+static void show_splash(void *ctx)
+{
+        struct resume_ui *ui = ctx;
+        if (!ui->display)
+                dmo_display_start(ui->common, DMO_MODE_RESUME, ui->progress, &ui->display);
+}
+
+static void redraw_splash(void *ctx)
+{
+        struct resume_ui *ui = ctx;
+        dmo_display_devices_thawed(ui->display);
+}
+
+int dmo_cmd_resume(int argc, char **argv)
+{
+        static const struct option opts[] = {
+                DMO_CLI_COMMON_LONG_OPTIONS,
+                {"noresume", no_argument, NULL, OPT_NORESUME},
+                {0},
+        };
+        struct dmo_cli_common c;
+        bool noresume = false;
+        int opt, r;
+
+        dmo_cli_common_init(&c);
+        optind = 1;
+        while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+                r = dmo_cli_common_option(&c, opt, optarg);
+                if (r < 0)
+                        return DMO_EXIT_USAGE;
+                if (r > 0)
+                        continue;
+                if (opt == OPT_NORESUME) {
+                        noresume = true;
+                } else if (opt == OPT_HELP) {
+                        usage(stdout);
+                        return DMO_EXIT_OK;
+                } else {
+                        usage(stderr);
+                        return DMO_EXIT_USAGE;
+                }
+        }
+        if (optind < argc) {
+                dmo_cli_error(_("resume: unexpected argument \"%s\""), argv[optind]);
+                return DMO_EXIT_USAGE;
+        }
+        if (dmo_cli_common_finish(&c))
+                return DMO_EXIT_USAGE;
+
+        struct dmo_resume_config rc = {.threads = c.threads, .step_delay_ms = c.step_delay_ms,
+                                       .lock_memory = !c.simulated};
+        char path[512];
+        bool cmdline_noresume = false;
+        r = dmo_cli_swap_target(&c, true, &rc.target, path, sizeof(path), &cmdline_noresume);
+        if (r)
+                return r;
+        rc.noresume = noresume || cmdline_noresume;
+
+        struct dmo_snapshot *snap = NULL;
+        struct dmo_progress *progress = NULL;
+        struct resume_ui ui = {.common = &c};
+        int status = DMO_EXIT_REFUSED;
+        if (dmo_progress_new(DMO_MODE_RESUME, &progress) < 0)
+                return DMO_EXIT_REFUSED;
+        r = dmo_cli_open_kernel(&c, DMO_SNAPSHOT_RESUME, &snap);
+        if (r < 0) {
+                status = r == -EINVAL ? DMO_EXIT_USAGE : DMO_EXIT_REFUSED;
+                goto out;
+        }
+        ui.progress = progress;
+        rc.progress = progress;
+        rc.hooks.ctx = &ui;
+        rc.hooks.image_found = show_splash;
+        rc.hooks.devices_thawed = redraw_splash;
+
+        struct dmo_resume_result res;
+        dmo_engine_resume(snap, &rc, &res);
+        dmo_display_stop(ui.display, res.outcome != DMO_RESUME_RESTORED ? res.error : 0);
+        ui.display = NULL;
+        status = report(&c, &rc, &res);
+out:
+        dmo_display_stop(ui.display, 0);
+        dmo_snapshot_free(snap);
+        dmo_progress_free(progress);
+        dmo_cli_common_release(&c);
+        return status;
+}

@@ -1,0 +1,197 @@
+#include "cli/display.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "splash/output.h"
+#include "splash/renderer.h"
+#include "splash/theme.h"
+#include "util/i18n.h"
+
+#define MAX_OUTPUTS 3
+
+struct dmo_display {
+        struct dmo_theme *theme;
+        struct dmo_output *outputs[MAX_OUTPUTS];
+        size_t n_outputs;
+        struct dmo_renderer *renderer;
+};
+
+static bool dir_exists(const char *path)
+{
+        return access(path, R_OK | X_OK) == 0;
+}
+
+static void pick_dir(const char *env, const char *sub, char *out, size_t len)
+{
+        const char *e = getenv(env);
+        if (e && *e) {
+                snprintf(out, len, "%s", e);
+                return;
+        }
+        snprintf(out, len, "%s/%s", DMO_DATADIR, sub);
+        if (dir_exists(out))
+                return;
+        snprintf(out, len, "%s/%s", DMO_SRCDIR, sub);
+}
+
+void dmo_display_data_paths(char *themes, size_t tlen, char *fonts, size_t flen)
+{
+        pick_dir("DORMOUSE_THEMES_DIR", "themes", themes, tlen);
+        pick_dir("DORMOUSE_FONTS_DIR", "fonts", fonts, flen);
+}
+
+static void report_diag(const struct dmo_diag *diag, enum dmo_diag_severity min)
+{
+        char line[640];
+        for (size_t i = 0; i < diag->n; i++) {
+                if (diag->items[i].severity < min)
+                        continue;
+                dmo_diag_format(&diag->items[i], line, sizeof(line));
+                dmo_cli_note("%s", line);
+        }
+}
+
+static int open_output(struct dmo_display *d, const char *name, const char *arg, int tty_fd)
+{
+        const struct dmo_output_ops *ops = dmo_output_find(name);
+        if (!ops) {
+                dmo_cli_error(_("--splash: \"%s\" is unknown; use kms, fbdev, text, png:DIR or "
+                                "none"),
+                              name);
+                return -EINVAL;
+        }
+        if (d->n_outputs >= MAX_OUTPUTS)
+                return -E2BIG;
+        struct dmo_output_config cfg = {
+                .theme = strcmp(name, "text") == 0 ? NULL : d->theme,
+                .arg = arg,
+                .tty_fd = tty_fd,
+        };
+        if (cfg.theme == NULL && strcmp(name, "text") != 0)
+                return -ENOENT; /* no theme: the graphical outputs have nothing to draw */
+        struct dmo_output *o;
+        int r = ops->open(&cfg, &o);
+        if (r < 0)
+                return r;
+        d->outputs[d->n_outputs++] = o;
+        return 0;
+}
+
+static void load_theme(struct dmo_display *d, const struct dmo_cli_common *c)
+{
+        char themes[512], fonts[512];
+        struct dmo_diag diag;
+        dmo_display_data_paths(themes, sizeof(themes), fonts, sizeof(fonts));
+        struct dmo_theme_paths paths = {.themes_dir = themes, .fonts_dir = fonts};
+        const char *name = c->theme ? c->theme : "default";
+        dmo_diag_init(&diag);
+        int r = dmo_theme_load(name, &paths, &d->theme, &diag);
+        report_diag(&diag, DMO_DIAG_WARNING);
+        dmo_diag_clear(&diag);
+        if (r < 0) {
+                dmo_cli_note(_("theme \"%s\" could not be loaded from %s (%s); showing text "
+                               "progress only"),
+                             name, themes, strerror(-r));
+                d->theme = NULL;
+        }
+}
+
+void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
+                       struct dmo_progress *progress, struct dmo_display **out)
+{
+        const char *spec = c->splash ? c->splash : "";
+        *out = NULL;
+        if (strcmp(spec, "none") == 0)
+                return;
+        struct dmo_display *d = calloc(1, sizeof(*d));
+        if (!d)
+                return;
+
+        char name[16] = "";
+        const char *arg = NULL;
+        const char *colon = strchr(spec, ':');
+        snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
+                 spec);
+        if (colon)
+                arg = colon + 1;
+
+        bool graphical = strcmp(name, "text") != 0;
+        if (graphical)
+                load_theme(d, c);
+
+        if (!*name) {
+                /* Automatic: the best screen there is, and the text line. In
+                 * the initramfs the GPU driver may still be loading. */
+                const char *kms_arg = mode == DMO_MODE_RESUME ? "timeout=3000" : "timeout=0";
+                if (d->theme && open_output(d, "kms", kms_arg, -1) < 0)
+                        open_output(d, "fbdev", NULL, -1);
+                open_output(d, "text", NULL, -1);
+        } else {
+                int r = open_output(d, name, arg, -1);
+                if (r < 0 && r != -EINVAL) {
+                        dmo_cli_note(_("splash \"%s\" is not available (%s); showing text progress "
+                                       "instead"),
+                                     spec, strerror(-r));
+                }
+                /* With a picture somewhere else (png files, a screen), keep the
+                 * log on the console too; alone, text is text. */
+                if (strcmp(name, "text") != 0)
+                        open_output(d, "text", NULL, -1);
+        }
+
+        int key_fd = isatty(STDIN_FILENO) ? STDIN_FILENO : -1;
+        struct dmo_renderer_config rc = {
+                .progress = progress,
+                .outputs = d->outputs,
+                .n_outputs = d->n_outputs,
+                .fps = 30,
+                .key_fd = mode == DMO_MODE_HIBERNATE ? key_fd : -1,
+        };
+        if (d->n_outputs == 0 || dmo_renderer_new(&rc, &d->renderer) < 0 ||
+            dmo_renderer_start(d->renderer) < 0) {
+                dmo_display_stop(d, 0);
+                return;
+        }
+        *out = d;
+}
+
+void dmo_display_devices_thawed(void *display)
+{
+        struct dmo_display *d = display;
+        if (d && d->renderer)
+                dmo_renderer_force_full(d->renderer);
+}
+
+void dmo_display_before_freeze(void *display)
+{
+        struct dmo_display *d = display;
+        if (d && d->renderer)
+                dmo_renderer_stop(d->renderer);
+}
+
+void dmo_display_after_freeze(void *display)
+{
+        struct dmo_display *d = display;
+        if (d && d->renderer && dmo_renderer_start(d->renderer) < 0)
+                dmo_cli_note(_("the splash stopped: its thread could not be restarted"));
+}
+
+void dmo_display_stop(struct dmo_display *d, int error)
+{
+        if (!d)
+                return;
+        if (d->renderer) {
+                if (error < 0)
+                        dmo_renderer_set_detail(d->renderer, DMO_SCENE_ERROR, strerror(-error));
+                dmo_renderer_stop(d->renderer); /* -EINVAL if it was not running: fine */
+                dmo_renderer_free(d->renderer);
+        }
+        for (size_t i = 0; i < d->n_outputs; i++)
+                d->outputs[i]->ops->close(d->outputs[i]);
+        dmo_theme_free(d->theme);
+        free(d);
+}

@@ -1,0 +1,35 @@
+/* display: the CLI's side of the splash. Picks outputs from --splash (or the
+ * config), loads the theme, opens the outputs and starts the renderer, all
+ * before the engine freezes anything. It never fails the command: an output
+ * that cannot be opened is reported and the next one is tried (kms → fbdev →
+ * text), so a broken theme or a missing GPU costs the pictures, never the
+ * hibernation.
+ */
+#ifndef DMO_CLI_DISPLAY_H
+#define DMO_CLI_DISPLAY_H
+
+#include "cli/cli.h"
+#include "progress/progress.h"
+
+struct dmo_display;
+
+/* *out may be NULL afterwards (--splash none); every other call accepts NULL. */
+void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
+                       struct dmo_progress *progress, struct dmo_display **out);
+
+/* Engine hook: the kernel froze and thawed the devices; repaint in full. */
+void dmo_display_devices_thawed(void *display);
+
+/* Engine hooks around SNAPSHOT_FREEZE: the renderer thread is stopped
+ * before and started again after, by the freezing thread (see engine.h). */
+void dmo_display_before_freeze(void *display);
+void dmo_display_after_freeze(void *display);
+
+/* Final frame (an error scene when error < 0), restores the screen, frees. */
+void dmo_display_stop(struct dmo_display *d, int error);
+
+/* Where themes and fonts are: $DORMOUSE_THEMES_DIR / $DORMOUSE_FONTS_DIR,
+ * then the installed data dir, then the source tree (running uninstalled). */
+void dmo_display_data_paths(char *themes, size_t tlen, char *fonts, size_t flen);
+
+#endif

@@ -1,0 +1,43 @@
+#include "cli/cli.h"
+#include "engine/engine.h"
+#include "util/i18n.h"
+
+/* Completes "hibernation failed while ..." and "... while %s". */
+const char *dmo_cli_step_text(int step)
+{
+        switch ((enum dmo_step)step) {
+        case DMO_STEP_NONE:
+                return _("starting");
+        case DMO_STEP_OPEN_DEVICE:
+                return _("opening the resume device");
+        case DMO_STEP_SWAP_HEADER:
+                return _("reading the swap header (is it a swap area made by mkswap?)");
+        case DMO_STEP_SET_SWAP_AREA:
+                return _("telling the kernel which swap area to use (is swap enabled on it?)");
+        case DMO_STEP_ALLOCATE:
+                return _("reserving memory and swap space");
+        case DMO_STEP_FREEZE:
+                return _("stopping programs");
+        case DMO_STEP_CREATE_IMAGE:
+                return _("taking the memory snapshot");
+        case DMO_STEP_READ_KERNEL:
+                return _("reading the snapshot from the kernel");
+        case DMO_STEP_WRITE_IMAGE:
+                return _("writing the image to swap");
+        case DMO_STEP_FINISH_IMAGE:
+                return _("writing the image header");
+        case DMO_STEP_SIGNATURE:
+                return _("writing the swap signature");
+        case DMO_STEP_POWER_OFF:
+                return _("powering off");
+        case DMO_STEP_READ_IMAGE:
+                return _("reading the image");
+        case DMO_STEP_KERNEL_MISMATCH:
+                return _("comparing kernels");
+        case DMO_STEP_WRITE_KERNEL:
+                return _("handing the image to the kernel");
+        case DMO_STEP_RESTORE:
+                return _("restoring");
+        }
+        return "?";
+}
