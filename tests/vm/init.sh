@@ -82,7 +82,7 @@ check_workload() {
 
 after_swap_checks() {
 	say "SIG $(signature)"
-	say "BLKID $(blkid /dev/vda)"
+	say "BLKID $(blkid -p /dev/vda 2>&1)"
 	if swapon /dev/vda; then say "SWAPON ok"; swapoff /dev/vda; else say "SWAPON failed"; fi
 }
 
@@ -101,8 +101,11 @@ dormouse_hibernate() {
 
 dormouse_resume() {
 	say "SIG $(signature)"
-	say "DORMOUSE resume start"
-	dormouse resume --resume-device /dev/vda --splash=kms
+	delay=$(arg vmdelay 0)
+	set -- resume --resume-device /dev/vda --splash=kms
+	[ "$delay" != 0 ] && set -- "$@" --debug-step-delay "$delay"
+	say "DORMOUSE resume start: dormouse $*"
+	dormouse "$@"
 	rc=$?
 	# Only reached when nothing was restored.
 	say "DORMOUSE resume rc=$rc"

@@ -268,6 +268,13 @@ def shared_libraries(binary):
     return libs
 
 
+def add_binary(c, dest, src):
+    """src at dest, with every shared library at the path the loader expects."""
+    c.copy(dest, src, 0o755)
+    for lib in shared_libraries(src):
+        c.copy(lib, os.path.realpath(lib), 0o755)
+
+
 def build_workload(work):
     out = work / "workload"
     run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(out),
@@ -297,10 +304,13 @@ def build_initramfs(work, kernel, dormouse, workload):
         order.append(name)
     c.file("modules.order", ("\n".join(order) + "\n").encode())
 
+    # Debian's busybox-static has no blkid applet: util-linux's, which also
+    # names hibernation signatures instead of calling them all "swap".
+    blkid = shutil.which("blkid") or "/usr/sbin/blkid"
+    if os.path.exists(blkid):
+        add_binary(c, "sbin/blkid", blkid)
     if dormouse:
-        c.copy("usr/bin/dormouse", dormouse)
-        for lib in shared_libraries(dormouse):
-            c.copy(lib, os.path.realpath(lib))
+        add_binary(c, "usr/bin/dormouse", dormouse)
         for sub in ("themes", "fonts"):
             if (REPO / sub).is_dir():
                 c.tree(f"usr/share/dormouse/{sub}", REPO / sub)
@@ -388,6 +398,8 @@ class Theme:
         get = lambda sec, key: cp.get(sec, key, fallback=None)
         self.bar = parse_colour(get("progress-bar", "color"))
         self.bar_valign = float(get("progress-bar", "valign") or 0.5)
+        self.detail = parse_colour(get("detail", "color"))
+        self.detail_valign = float(get("detail", "valign") or 0.8)
         bg = [parse_colour(get("background", k)) for k in ("color", "color2")]
         self.background = [c for c in bg if c]
 
@@ -399,6 +411,21 @@ class Theme:
         hi = [max(c[i] for c in self.background) + 12 for i in range(3)]
         pts = [(4, 4), (fr.w - 5, 4), (4, fr.h - 5), (fr.w - 5, fr.h - 5)]
         return all(lo[i] <= fr.pixel(x, y)[i] <= hi[i] for x, y in pts for i in range(3))
+
+
+def detail_pixels(fr, theme):
+    """Pixels of the theme's detail colour (the error reason) around its line."""
+    if theme.detail is None:
+        return 0
+    c, centre = theme.detail, int(theme.detail_valign * fr.h)
+    n = 0
+    for y in range(max(0, centre - 30), min(fr.h, centre + 30)):
+        row = fr.row(y)
+        for x in range(fr.w):
+            if (abs(row[3 * x] - c[0]) <= 16 and abs(row[3 * x + 1] - c[1]) <= 16
+                    and abs(row[3 * x + 2] - c[2]) <= 16):
+                n += 1
+    return n
 
 
 def frame_kind(fr, theme=None):
@@ -947,9 +974,30 @@ def scenario_abort(h):
     return f"Esc {res['t_esc'] - res['t_start']:.1f} s after start; thawed, workload intact, swap usable"
 
 
-def resume_refusal(h, name, disk, want_rc, extra_append=""):
-    """Boot that must not restore anything; checks rc, signature and swapon."""
+def capture_until(vm, pattern, since, dest, prefix, interval):
+    """Screendumps every interval s until pattern appears on the serial console."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shots, n, t0 = [], 0, time.monotonic()
+    while vm.exit_t is None and time.monotonic() < vm.deadline:
+        if vm.wait_for(pattern, 0, since):
+            break
+        n += 1
+        p = vm.screendump(dest / f"{prefix}-{n:03d}.ppm")
+        if p:
+            shots.append((time.monotonic() - t0, p))
+        time.sleep(interval)
+    return shots
+
+
+def resume_refusal(h, name, disk, want_rc, extra_append="", shots=None):
+    """Boot that must not restore anything; checks rc, signature and swapon.
+
+    With shots (a list), screendumps taken while dormouse runs are added to it."""
     with VM(h, name, "dm-resume", disk, extra_append) as vm:
+        if shots is not None:
+            idx = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)[0]
+            shots += capture_until(vm, r"VMTEST: DORMOUSE resume rc=", idx,
+                                   h.work / f"shots-{name}", "res", 0.25)
         _, _, m = expect(vm, r"VMTEST: DORMOUSE resume rc=(\d+)", "dormouse resume's exit", 90)
         rc = int(m.group(1))
         expect_exit(vm, "power-off")
@@ -959,6 +1007,9 @@ def resume_refusal(h, name, disk, want_rc, extra_append=""):
         sig = vm.find_all(r"VMTEST: SIG (\S+)")
         if sig[-1][2].group(1) != "SWAPSPACE2":
             raise Failure(f"{name}: swap signature afterwards is {sig[-1][2].group(1)}")
+        blkid = vm.find_all(r"VMTEST: BLKID (.*)")
+        if not blkid or 'TYPE="swap"' not in blkid[-1][2].group(1):
+            raise Failure(f"{name}: blkid afterwards: {blkid and blkid[-1][2].group(1)}")
         if not vm.find_all(r"VMTEST: SWAPON ok"):
             raise Failure(f"{name}: swapon /dev/vda failed afterwards:\n{vm.tail()}")
         if vm.find_all(r"^TICK \d+"):
@@ -967,11 +1018,11 @@ def resume_refusal(h, name, disk, want_rc, extra_append=""):
 
 
 def dormouse_lines(vm, since_pattern=r"VMTEST: DORMOUSE resume start"):
-    """dormouse's own output in the serial log (everything not a marker or kernel line)."""
+    """dormouse's own messages (they all start with "dormouse") in the serial log."""
     start = vm.find_all(since_pattern)
     i0 = start[0][0] + 1 if start else 0
     with vm.cond:
-        return [s for _, s in vm.lines[i0:] if s and not s.startswith(("VMTEST:", "TICK", "["))]
+        return [s for _, s in vm.lines[i0:] if s.startswith("dormouse")]
 
 
 def scenario_no_image(h):
@@ -1057,11 +1108,20 @@ def scenario_corrupted(h):
     disk, _ = hibernated_disk(h, "corrupt")
     off = corrupt_image(h, disk)
     log(f"corrupted: flipped 64 KiB at byte {off} of {disk}")
-    vm = resume_refusal(h, "corrupt-2", disk, RC_REFUSED)
+    shots = []
+    out = h.out_dir("corrupted")
+    vm = resume_refusal(h, "corrupt-2", disk, RC_REFUSED, shots=shots)
     msgs = dormouse_lines(vm)
     if not msgs:
         raise Failure(f"corrupt-2: refused without saying why on the serial console:\n{vm.tail()}")
-    return f"refused with exit 3 ({msgs[-1].strip()[:80]}), swap usable"
+    frames = save_pngs(shots, out, "refused")
+    shown = [png for fr, png in frames
+             if frame_kind(fr, h.theme) == "themed" and detail_pixels(fr, h.theme) > 0]
+    if not shown:
+        raise Failure(f"corrupt-2: no frame showed the reason (text in the theme's detail colour) "
+                      f"among {len(frames)} screendumps; see {out}")
+    return (f"refused with exit 3 ({msgs[-1].strip()[:80]}), reason on screen "
+            f"({shown[-1].name}), swap usable")
 
 
 SCENARIOS = [
