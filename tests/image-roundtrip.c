@@ -161,6 +161,18 @@ static void test_probe_refuses_what_is_not_a_swap_area(void)
         CHECK_INT(dmo_sig_clear(dev, 0, PS), ==, -ENODEV);
         CHECK_INT(dmo_image_probe(dev, 0, 1000, &info), ==, -EINVAL);
         dmo_blockdev_free(dev);
+
+        /* The kernel's own image on a swap area: foreign, left alone. */
+        REQUIRE(tu_make_swap(path, 64, PS) == 0);
+        REQUIRE(dmo_blockdev_open(path, true, NULL, &dev) == 0);
+        REQUIRE(dmo_blockdev_pwrite(dev, "S1SUSPEND", 10, PS - 10) == 0);
+        CHECK_INT(dmo_image_probe(dev, 0, PS, &info), ==, -ENODEV);
+        CHECK_INT(info.fault, ==, DMO_FAULT_FOREIGN);
+        CHECK_INT(dmo_sig_clear(dev, 0, PS), ==, -ENODEV);
+        char magic[10];
+        REQUIRE(dmo_blockdev_pread(dev, magic, 10, PS - 10) == 0);
+        CHECK(memcmp(magic, "S1SUSPEND", 10) == 0);
+        dmo_blockdev_free(dev);
 }
 
 /* Rewrites the header page through a callback and re-signs it, as a newer

@@ -16,7 +16,8 @@
 
 /* Hibernation signatures of other tools (kernel, suspend-utils, old
  * kernels), told apart from "no swap area at all" for the message. */
-static const char *const foreign_magics[] = {"S1SUSPEND", "S2SUSPEND", "ULSUSPEND", "LINHIB0001"};
+static const char foreign_magics[][DMO_SWAP_MAGIC_LEN] = {"S1SUSPEND", "S2SUSPEND", "ULSUSPEND",
+                                                          "LINHIB0001"};
 
 static int dev_read(void *ctx, void *buf, size_t len, uint64_t off)
 {
@@ -32,8 +33,8 @@ static int probe_fail(struct dmo_image_info *info, enum dmo_image_fault f, int e
 static bool is_foreign(const uint8_t *page, uint32_t ps)
 {
         for (size_t i = 0; i < DMO_ARRAY_SIZE(foreign_magics); i++)
-                if (memcmp(page + ps - DMO_SWAP_MAGIC_LEN, foreign_magics[i],
-                           strlen(foreign_magics[i]) + 1) == 0)
+                if (memcmp(page + ps - DMO_SWAP_MAGIC_LEN, foreign_magics[i], DMO_SWAP_MAGIC_LEN) ==
+                    0)
                         return true;
         return false;
 }
