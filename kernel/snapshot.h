@@ -28,9 +28,9 @@ enum dmo_snapshot_mode {
 
 /* Where the kernel is told the image goes (SNAPSHOT_SET_SWAP_AREA). */
 struct dmo_swap_target {
-        const char *path;      /* the block device (or, simulated, the file) */
-        dev_t dev;             /* its device number; 0 for a plain file (simulated only) */
-        uint64_t header_page;  /* swap header offset in pages (resume_offset); 0 on a partition */
+        const char *path;     /* the block device (or, simulated, the file) */
+        dev_t dev;            /* its device number; 0 for a plain file (simulated only) */
+        uint64_t header_page; /* swap header offset in pages (resume_offset); 0 on a partition */
 };
 
 /* What the running kernel is; recorded in the image, compared at resume. */

@@ -100,12 +100,12 @@ static int hibernate_cycle(void *p, struct child_result *res)
             dmo_progress_new(DMO_MODE_HIBERNATE, &progress) < 0)
                 return -1;
         struct dmo_hibernate_config hc = {
-                .target = {.path = a->swap},
-                .compress = a->compress,
-                .threads = a->threads,
-                .image_size = -1,
-                .shutdown = DMO_SHUTDOWN_PLATFORM,
-                .progress = progress,
+            .target = {.path = a->swap},
+            .compress = a->compress,
+            .threads = a->threads,
+            .image_size = -1,
+            .shutdown = DMO_SHUTDOWN_PLATFORM,
+            .progress = progress,
         };
         struct dmo_hibernate_result hr;
         double t0 = now_s();
@@ -127,9 +127,9 @@ static int resume_cycle(void *p, struct child_result *res)
             dmo_progress_new(DMO_MODE_RESUME, &progress) < 0)
                 return -1;
         struct dmo_resume_config rc = {
-                .target = {.path = a->swap},
-                .threads = a->threads,
-                .progress = progress,
+            .target = {.path = a->swap},
+            .threads = a->threads,
+            .progress = progress,
         };
         struct dmo_resume_result rr;
         double t0 = now_s();
@@ -174,11 +174,11 @@ static double ns_per_event(unsigned threads)
 int main(int argc, char **argv)
 {
         static const struct option opts[] = {
-                {"size", required_argument, NULL, 's'},
-                {"dir", required_argument, NULL, 'd'},
-                {"threads", required_argument, NULL, 't'},
-                {"compress", required_argument, NULL, 'c'},
-                {0},
+            {"size", required_argument, NULL, 's'},
+            {"dir", required_argument, NULL, 'd'},
+            {"threads", required_argument, NULL, 't'},
+            {"compress", required_argument, NULL, 'c'},
+            {0},
         };
         uint64_t size = 1ull << 30;
         const char *dir = ".";
@@ -276,15 +276,15 @@ int main(int argc, char **argv)
         printf("%-44s %10.0f %10.2f\n", "dormouse hibernate: pages -> swap file", mb / hib_write_s,
                mb / stored_mb);
         printf("%-44s %10.0f\n", "  baseline: dd bs=1M conv=fsync, same bytes", mb / dd_s);
-        printf("%-44s %10.0f %10.2f\n", "  baseline: lz4 -1 (command line)", mb / lz4_s,
-               lz4_ratio);
+        printf("%-44s %10.0f %10.2f\n", "  baseline: lz4 -1 (command line)", mb / lz4_s, lz4_ratio);
         printf("%-44s %10.0f %10.2f\n", "  baseline: zstd -1 (command line)", mb / zstd_s,
                zstd_ratio);
         printf("%-44s %10.0f\n", "dormouse resume: swap file -> pages, verified",
                mb / res.stats.restore_s);
         printf("%-44s %10.0f\n", "  baseline: dd raw read, same bytes (cached)", mb / read_s);
-        printf("\nhibernate vs dd: %.2fx (target >= 2x); resume vs raw read: %.2fx (target >= 2x)\n",
-               dd_s / hib_write_s, read_s / res.stats.restore_s);
+        printf(
+            "\nhibernate vs dd: %.2fx (target >= 2x); resume vs raw read: %.2fx (target >= 2x)\n",
+            dd_s / hib_write_s, read_s / res.stats.restore_s);
         printf("image: %llu pages, %.1f MB stored, %llu zero pages; phases: freeze %.3f s, "
                "snapshot %.3f s, write %.3f s, seal %.3f s\n",
                (unsigned long long)hib.stats.image_pages, stored_mb,

@@ -168,9 +168,9 @@ static void round_trip_swap_file_at_an_offset(void)
                 show_output();
         CHECK_INT(rc, ==, 0);
         /* the wrong offset sees no swap area at all */
-        CHECK_INT(run("resume --kernel sim --resume-device '%s' --resume-offset 999 --splash none",
-                      disk),
-                  ==, 2);
+        CHECK_INT(
+            run("resume --kernel sim --resume-device '%s' --resume-offset 999 --splash none", disk),
+            ==, 2);
 }
 
 static void no_signature_is_a_quiet_normal_boot(void)
@@ -189,9 +189,9 @@ static void not_a_swap_area_says_run_mkswap(void)
         REQUIRE(dmo_test_sh("truncate -s 8M '%s'", path) == 0);
         CHECK_INT(run("resume --kernel sim --resume-device '%s' --splash none", path), ==, 2);
         CHECK_STR_CONTAINS(output(), "mkswap");
-        CHECK_INT(run("hibernate --kernel sim --sim-size 1M --resume-device '%s' --splash none",
-                      path),
-                  ==, 6);
+        CHECK_INT(
+            run("hibernate --kernel sim --sim-size 1M --resume-device '%s' --splash none", path),
+            ==, 6);
         CHECK_STR_CONTAINS(output(), "mkswap");
 }
 
@@ -231,7 +231,8 @@ static void noresume_discards_the_image(void)
         const char *swap = make_swap("nr.swap", "16M");
         char cmdline[512];
         snprintf(cmdline, sizeof(cmdline), "%s/cmdline", dmo_test_tmpdir());
-        REQUIRE(swap && dmo_test_sh("echo 'root=/dev/vda1 ro noresume quiet' > '%s'", cmdline) == 0);
+        REQUIRE(swap &&
+                dmo_test_sh("echo 'root=/dev/vda1 ro noresume quiet' > '%s'", cmdline) == 0);
         hibernate(swap, "");
         CHECK_INT(run("resume --kernel sim --sim-seed 3 --resume-device '%s' --cmdline '%s' "
                       "--splash none",
@@ -329,9 +330,9 @@ static void short_transfers_still_round_trip(void)
 
 static void crash_at_every_phase_boundary(void)
 {
-        static const char *points[] = {"opened",       "frozen",           "image-created",
-                                       "data-half-written", "data-written", "header-written",
-                                       "signature-written"};
+        static const char *points[] = {
+            "opened",       "frozen",         "image-created",    "data-half-written",
+            "data-written", "header-written", "signature-written"};
         for (unsigned i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
                 const char *swap = make_swap("crash.swap", "32M");
                 REQUIRE(swap);
@@ -377,8 +378,8 @@ static void usage_errors_exit_2(void)
         CHECK_INT(run("resume --kernel sim --config /nonexistent.conf --resume-device x"), ==, 2);
         CHECK_STR_CONTAINS(output(), "/nonexistent.conf");
         CHECK_INT(run("nosuchcommand"), ==, 2);
-        CHECK_INT(run("hibernate --kernel sim --sim-fault explode@3 --resume-device /dev/null"),
-                  ==, 2);
+        CHECK_INT(run("hibernate --kernel sim --sim-fault explode@3 --resume-device /dev/null"), ==,
+                  2);
         CHECK_INT(run("hibernate --kernel sim --sim-size lots"), ==, 2);
 }
 

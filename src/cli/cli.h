@@ -38,18 +38,18 @@ enum {
 struct dmo_cli_common {
         const char *config_path;
         bool config_path_given;
-        const char *resume_device;   /* --resume-device */
-        int64_t resume_offset;       /* --resume-offset; < 0: not given */
-        const char *cmdline_path;    /* --cmdline */
-        bool simulated;              /* --kernel sim */
-        uint64_t sim_size;           /* --sim-size */
-        uint64_t sim_seed;           /* --sim-seed */
-        const char *sim_faults;      /* --sim-fault */
-        const char *sim_release;     /* --sim-kernel-release */
-        const char *splash;          /* --splash; NULL: from config or automatic */
-        const char *theme;           /* --theme */
-        unsigned threads;            /* --threads */
-        unsigned step_delay_ms;      /* --debug-step-delay */
+        const char *resume_device; /* --resume-device */
+        int64_t resume_offset;     /* --resume-offset; < 0: not given */
+        const char *cmdline_path;  /* --cmdline */
+        bool simulated;            /* --kernel sim */
+        uint64_t sim_size;         /* --sim-size */
+        uint64_t sim_seed;         /* --sim-seed */
+        const char *sim_faults;    /* --sim-fault */
+        const char *sim_release;   /* --sim-kernel-release */
+        const char *splash;        /* --splash; NULL: from config or automatic */
+        const char *theme;         /* --theme */
+        unsigned threads;          /* --threads */
+        unsigned step_delay_ms;    /* --debug-step-delay */
         struct dmo_config config;
         struct dmo_fault_plan *fault_plan; /* parsed --sim-fault, owned */
 };
@@ -98,19 +98,21 @@ enum {
 
 #define DMO_CLI_COMMON_LONG_OPTIONS                                                                \
         {"config", required_argument, NULL, OPT_CONFIG},                                           \
-                {"resume-device", required_argument, NULL, OPT_RESUME_DEVICE},                     \
-                {"resume-offset", required_argument, NULL, OPT_RESUME_OFFSET},                     \
-                {"cmdline", required_argument, NULL, OPT_CMDLINE},                                 \
-                {"kernel", required_argument, NULL, OPT_KERNEL},                                   \
-                {"sim-size", required_argument, NULL, OPT_SIM_SIZE},                               \
-                {"sim-seed", required_argument, NULL, OPT_SIM_SEED},                               \
-                {"sim-fault", required_argument, NULL, OPT_SIM_FAULT},                             \
-                {"sim-kernel-release", required_argument, NULL, OPT_SIM_RELEASE},                  \
-                {"splash", required_argument, NULL, OPT_SPLASH},                                   \
-                {"theme", required_argument, NULL, OPT_THEME},                                     \
-                {"threads", required_argument, NULL, OPT_THREADS},                                 \
-                {"debug-step-delay", required_argument, NULL, OPT_STEP_DELAY},                     \
-                {"help", no_argument, NULL, OPT_HELP}
+            {"resume-device", required_argument, NULL, OPT_RESUME_DEVICE},                         \
+            {"resume-offset", required_argument, NULL, OPT_RESUME_OFFSET},                         \
+            {"cmdline", required_argument, NULL, OPT_CMDLINE},                                     \
+            {"kernel", required_argument, NULL, OPT_KERNEL},                                       \
+            {"sim-size", required_argument, NULL, OPT_SIM_SIZE},                                   \
+            {"sim-seed", required_argument, NULL, OPT_SIM_SEED},                                   \
+            {"sim-fault", required_argument, NULL, OPT_SIM_FAULT},                                 \
+            {"sim-kernel-release", required_argument, NULL, OPT_SIM_RELEASE},                      \
+            {"splash", required_argument, NULL, OPT_SPLASH},                                       \
+            {"theme", required_argument, NULL, OPT_THEME},                                         \
+            {"threads", required_argument, NULL, OPT_THREADS},                                     \
+            {"debug-step-delay", required_argument, NULL, OPT_STEP_DELAY},                         \
+        {                                                                                          \
+                "help", no_argument, NULL, OPT_HELP                                                \
+        }
 
 int dmo_cmd_hibernate(int argc, char **argv);
 int dmo_cmd_resume(int argc, char **argv);

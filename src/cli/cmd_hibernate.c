@@ -50,12 +50,12 @@ static void print_stats(const struct dmo_hibernate_result *res, uint64_t page_si
 int dmo_cmd_hibernate(int argc, char **argv)
 {
         static const struct option opts[] = {
-                DMO_CLI_COMMON_LONG_OPTIONS,
-                {"compress", required_argument, NULL, OPT_COMPRESS},
-                {"compress-level", required_argument, NULL, OPT_COMPRESS_LEVEL},
-                {"image-size", required_argument, NULL, OPT_IMAGE_SIZE},
-                {"shutdown", required_argument, NULL, OPT_SHUTDOWN},
-                {0},
+            DMO_CLI_COMMON_LONG_OPTIONS,
+            {"compress", required_argument, NULL, OPT_COMPRESS},
+            {"compress-level", required_argument, NULL, OPT_COMPRESS_LEVEL},
+            {"image-size", required_argument, NULL, OPT_IMAGE_SIZE},
+            {"shutdown", required_argument, NULL, OPT_SHUTDOWN},
+            {0},
         };
         struct dmo_cli_common c;
         const char *compress = NULL, *shutdown = NULL, *image_size = NULL;
@@ -102,13 +102,13 @@ int dmo_cmd_hibernate(int argc, char **argv)
                 return DMO_EXIT_USAGE;
 
         struct dmo_hibernate_config hc = {
-                .compress = c.config.compress,
-                .compress_level = level >= 0 ? level : c.config.compress_level,
-                .threads = c.threads,
-                .image_size = c.config.image_size,
-                .shutdown = c.config.shutdown,
-                .lock_memory = !c.simulated,
-                .step_delay_ms = c.step_delay_ms,
+            .compress = c.config.compress,
+            .compress_level = level >= 0 ? level : c.config.compress_level,
+            .threads = c.threads,
+            .image_size = c.config.image_size,
+            .shutdown = c.config.shutdown,
+            .lock_memory = !c.simulated,
+            .step_delay_ms = c.step_delay_ms,
         };
         if (compress && dmo_compress_parse(compress, &hc.compress) < 0) {
                 dmo_cli_error(_("--compress: \"%s\" is unknown; use lz4, zstd or none"), compress);
@@ -171,8 +171,9 @@ int dmo_cmd_hibernate(int argc, char **argv)
                 status = DMO_EXIT_OK;
                 break;
         case DMO_HIBERNATE_ABORTED:
-                fprintf(stderr, _("dormouse: hibernation cancelled; the system is running and %s "
-                                  "is a plain swap area again\n"),
+                fprintf(stderr,
+                        _("dormouse: hibernation cancelled; the system is running and %s "
+                          "is a plain swap area again\n"),
                         hc.target.path);
                 status = DMO_EXIT_CANCELLED;
                 break;
@@ -185,9 +186,9 @@ int dmo_cmd_hibernate(int argc, char **argv)
                                        "more memory first"));
                 fprintf(stderr, "%s\n",
                         res.signature_cleared
-                                ? _("dormouse: nothing was hibernated; the system is running and "
-                                    "the swap area is intact")
-                                : _("dormouse: nothing was hibernated; the system is running"));
+                            ? _("dormouse: nothing was hibernated; the system is running and "
+                                "the swap area is intact")
+                            : _("dormouse: nothing was hibernated; the system is running"));
                 status = DMO_EXIT_FAILED;
                 break;
         }

@@ -80,8 +80,7 @@ static void print_human(const char *path, int r, const struct dmo_image_info *in
                (unsigned long long)h->zero_pages);
         printf(_("  stored:       %.1f MB with %s (ratio %.2f), %llu chunks of up to %u pages\n"),
                stored, dmo_compress_name((enum dmo_compress)h->compress),
-               stored > 0 ? raw / stored : 0.0, (unsigned long long)h->chunk_count,
-               h->chunk_pages);
+               stored > 0 ? raw / stored : 0.0, (unsigned long long)h->chunk_count, h->chunk_pages);
         printf(_("  layout:       header at byte %llu, %llu extents in %u map pages\n"),
                (unsigned long long)info->sig.header_offset, (unsigned long long)h->extent_count,
                h->map_pages);
@@ -92,10 +91,10 @@ int dmo_cmd_info(int argc, char **argv)
 {
         enum { O_JSON = 1, O_OFFSET, O_HELP };
         static const struct option opts[] = {
-                {"json", no_argument, NULL, O_JSON},
-                {"resume-offset", required_argument, NULL, O_OFFSET},
-                {"help", no_argument, NULL, O_HELP},
-                {0},
+            {"json", no_argument, NULL, O_JSON},
+            {"resume-offset", required_argument, NULL, O_OFFSET},
+            {"help", no_argument, NULL, O_HELP},
+            {0},
         };
         bool json = false;
         uint64_t offset = 0;

@@ -10,20 +10,21 @@
 
 static void usage(FILE *f)
 {
-        fprintf(f, "%s",
-                _("Usage: dormouse resume [OPTIONS]\n"
-                  "Restore a hibernated system, if the swap area holds an image.\n"
-                  "Run it from the initramfs before anything enables swap.\n\n"
-                  "  --resume-device PATH   default: \"resume device\" in the config, then resume=\n"
-                  "  --resume-offset PAGES  swap header offset (swap files)\n"
-                  "  --cmdline FILE         kernel command line to read (default /proc/cmdline)\n"
-                  "  --noresume             discard the image instead of restoring it\n"
-                  "  --splash kms|fbdev|text|png:DIR|none   --theme NAME   --threads N\n"
-                  "  --config FILE          default /etc/dormouse.conf\n"
-                  "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
-                  "  --sim-seed N --sim-fault SPEC --sim-kernel-release R\n\n"
-                  "Exit status: 0 restored, 1 no image, 2 usage, 3 image refused (swap usable "
-                  "again),\n4 simulated kernel: restored content differed.\n"));
+        fprintf(
+            f, "%s",
+            _("Usage: dormouse resume [OPTIONS]\n"
+              "Restore a hibernated system, if the swap area holds an image.\n"
+              "Run it from the initramfs before anything enables swap.\n\n"
+              "  --resume-device PATH   default: \"resume device\" in the config, then resume=\n"
+              "  --resume-offset PAGES  swap header offset (swap files)\n"
+              "  --cmdline FILE         kernel command line to read (default /proc/cmdline)\n"
+              "  --noresume             discard the image instead of restoring it\n"
+              "  --splash kms|fbdev|text|png:DIR|none   --theme NAME   --threads N\n"
+              "  --config FILE          default /etc/dormouse.conf\n"
+              "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
+              "  --sim-seed N --sim-fault SPEC --sim-kernel-release R\n\n"
+              "Exit status: 0 restored, 1 no image, 2 usage, 3 image refused (swap usable "
+              "again),\n4 simulated kernel: restored content differed.\n"));
 }
 
 static int report(const struct dmo_cli_common *c, const struct dmo_resume_config *rc,
@@ -92,11 +93,11 @@ static int report(const struct dmo_cli_common *c, const struct dmo_resume_config
         (void)c;
         fprintf(stderr, "%s\n",
                 res->signature_cleared
-                        ? _("dormouse: the swap area is usable again; booting normally. Do not "
-                            "repair file systems that were mounted when the system hibernated "
-                            "by hand: their state was saved in the lost image.")
-                        : _("dormouse: could not restore the swap signature; run mkswap on the "
-                            "resume device before enabling swap."));
+                    ? _("dormouse: the swap area is usable again; booting normally. Do not "
+                        "repair file systems that were mounted when the system hibernated "
+                        "by hand: their state was saved in the lost image.")
+                    : _("dormouse: could not restore the swap signature; run mkswap on the "
+                        "resume device before enabling swap."));
         return DMO_EXIT_REFUSED;
 }
 
@@ -124,9 +125,9 @@ static void redraw_splash(void *ctx)
 int dmo_cmd_resume(int argc, char **argv)
 {
         static const struct option opts[] = {
-                DMO_CLI_COMMON_LONG_OPTIONS,
-                {"noresume", no_argument, NULL, OPT_NORESUME},
-                {0},
+            DMO_CLI_COMMON_LONG_OPTIONS,
+            {"noresume", no_argument, NULL, OPT_NORESUME},
+            {0},
         };
         struct dmo_cli_common c;
         bool noresume = false;
@@ -157,8 +158,8 @@ int dmo_cmd_resume(int argc, char **argv)
         if (dmo_cli_common_finish(&c))
                 return DMO_EXIT_USAGE;
 
-        struct dmo_resume_config rc = {.threads = c.threads, .step_delay_ms = c.step_delay_ms,
-                                       .lock_memory = !c.simulated};
+        struct dmo_resume_config rc = {
+            .threads = c.threads, .step_delay_ms = c.step_delay_ms, .lock_memory = !c.simulated};
         char path[512];
         bool cmdline_noresume = false;
         r = dmo_cli_swap_target(&c, true, &rc.target, path, sizeof(path), &cmdline_noresume);

@@ -29,10 +29,10 @@ static int parse_kind(const char *s, enum dmo_scene_kind *out)
                 const char *name;
                 enum dmo_scene_kind kind;
         } kinds[] = {
-                {"hibernate", DMO_SCENE_HIBERNATE},
-                {"resume", DMO_SCENE_RESUME},
-                {"aborted", DMO_SCENE_ABORTED},
-                {"error", DMO_SCENE_ERROR},
+            {"hibernate", DMO_SCENE_HIBERNATE},
+            {"resume", DMO_SCENE_RESUME},
+            {"aborted", DMO_SCENE_ABORTED},
+            {"error", DMO_SCENE_ERROR},
         };
         for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
                 if (strcmp(s, kinds[i].name) == 0) {
@@ -54,26 +54,36 @@ static void preview_usage(FILE *f)
 
 int dmo_cmd_preview(int argc, char **argv)
 {
-        enum { O_THEME = 1, O_MODE, O_PROGRESS, O_SIZE, O_SCALE, O_LANG, O_OUTPUT, O_FRAMES,
-               O_DIALOG, O_HELP };
+        enum {
+                O_THEME = 1,
+                O_MODE,
+                O_PROGRESS,
+                O_SIZE,
+                O_SCALE,
+                O_LANG,
+                O_OUTPUT,
+                O_FRAMES,
+                O_DIALOG,
+                O_HELP
+        };
         static const struct option opts[] = {
-                {"theme", required_argument, NULL, O_THEME},
-                {"mode", required_argument, NULL, O_MODE},
-                {"progress", required_argument, NULL, O_PROGRESS},
-                {"size", required_argument, NULL, O_SIZE},
-                {"scale", required_argument, NULL, O_SCALE},
-                {"lang", required_argument, NULL, O_LANG},
-                {"output", required_argument, NULL, O_OUTPUT},
-                {"frames", required_argument, NULL, O_FRAMES},
-                {"dialog", required_argument, NULL, O_DIALOG},
-                {"help", no_argument, NULL, O_HELP},
-                {0},
+            {"theme", required_argument, NULL, O_THEME},
+            {"mode", required_argument, NULL, O_MODE},
+            {"progress", required_argument, NULL, O_PROGRESS},
+            {"size", required_argument, NULL, O_SIZE},
+            {"scale", required_argument, NULL, O_SCALE},
+            {"lang", required_argument, NULL, O_LANG},
+            {"output", required_argument, NULL, O_OUTPUT},
+            {"frames", required_argument, NULL, O_FRAMES},
+            {"dialog", required_argument, NULL, O_DIALOG},
+            {"help", no_argument, NULL, O_HELP},
+            {0},
         };
         char themes[512], fonts[512];
         dmo_display_data_paths(themes, sizeof(themes), fonts, sizeof(fonts));
         struct dmo_theme_paths paths = {.themes_dir = themes, .fonts_dir = fonts};
-        struct dmo_preview_params p = {.theme = "default", .paths = &paths,
-                                       .kind = DMO_SCENE_HIBERNATE, .progress = 0.42};
+        struct dmo_preview_params p = {
+            .theme = "default", .paths = &paths, .kind = DMO_SCENE_HIBERNATE, .progress = 0.42};
         int opt;
         char *end;
         optind = 1;

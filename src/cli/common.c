@@ -196,10 +196,10 @@ int dmo_cli_open_kernel(struct dmo_cli_common *c, enum dmo_snapshot_mode mode,
                         }
                 }
                 struct dmo_sim_params p = {
-                        .size_bytes = c->sim_size,
-                        .seed = c->sim_seed,
-                        .faults = plan,
-                        .release_override = c->sim_release,
+                    .size_bytes = c->sim_size,
+                    .seed = c->sim_seed,
+                    .faults = plan,
+                    .release_override = c->sim_release,
                 };
                 r = dmo_sim_kernel_new(&p, mode, out);
                 if (r < 0) {
@@ -212,9 +212,10 @@ int dmo_cli_open_kernel(struct dmo_cli_common *c, enum dmo_snapshot_mode mode,
         }
         r = dmo_snapshot_open_dev("/dev/snapshot", mode, out);
         if (r == -ENOENT)
-                dmo_cli_error(_("/dev/snapshot does not exist: this kernel was built without "
-                                "CONFIG_HIBERNATION_SNAPSHOT_DEV, so userland hibernation is not "
-                                "possible; use the kernel's own hibernation (systemctl hibernate)"));
+                dmo_cli_error(
+                    _("/dev/snapshot does not exist: this kernel was built without "
+                      "CONFIG_HIBERNATION_SNAPSHOT_DEV, so userland hibernation is not "
+                      "possible; use the kernel's own hibernation (systemctl hibernate)"));
         else if (r == -EPERM || r == -EACCES) {
                 char detail[64] = "";
                 switch (dmo_hibernation_disabled_reason("/", detail, sizeof(detail))) {
@@ -355,16 +356,15 @@ int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_sw
                 snprintf(majmin, sizeof(majmin), "%u:%u", major(backing), minor(backing));
                 r = dmo_resume_device_resolve(majmin, "/dev", "/sys", path_buf, path_len);
                 if (r < 0) {
-                        dmo_cli_error(_("%s: the disk %s holding it has no device node"),
-                                      path_buf, majmin);
+                        dmo_cli_error(_("%s: the disk %s holding it has no device node"), path_buf,
+                                      majmin);
                         return DMO_EXIT_USAGE;
                 }
                 t->path = path_buf;
                 t->dev = backing;
                 t->header_page = first_page;
         } else if (!S_ISREG(st.st_mode)) {
-                dmo_cli_error(_("resume device %s is neither a block device nor a file"),
-                              path_buf);
+                dmo_cli_error(_("resume device %s is neither a block device nor a file"), path_buf);
                 return DMO_EXIT_USAGE;
         }
         return 0;

@@ -31,32 +31,32 @@ static const struct {
         const char *name;
         enum key_id id;
 } known_keys[] = {
-        {"resume-device", KEY_RESUME_DEVICE},
-        {"resume-offset", KEY_RESUME_OFFSET},
-        {"image-size", KEY_IMAGE_SIZE},
-        {"compress", KEY_COMPRESS},
-        {"compression", KEY_COMPRESS},
-        {"compress-level", KEY_COMPRESS_LEVEL},
-        {"compression-level", KEY_COMPRESS_LEVEL},
-        {"shutdown-method", KEY_SHUTDOWN},
-        {"shutdown", KEY_SHUTDOWN},
-        {"threads", KEY_THREADS},
-        {"splash", KEY_SPLASH},
-        {"theme", KEY_THEME},
-        {"resume-timeout", KEY_RESUME_TIMEOUT},
-        /* suspend-utils keys with no meaning here (see doc/config.md) */
-        {"snapshot-device", KEY_IGNORED},
-        {"suspend-loglevel", KEY_IGNORED},
-        {"max-loglevel", KEY_IGNORED},
-        {"early-writeout", KEY_IGNORED},
-        {"compute-checksum", KEY_IGNORED},
-        {"encrypt", KEY_IGNORED},
-        {"rsa-key-file", KEY_IGNORED},
-        {"resume-pause", KEY_IGNORED},
-        {"debug-test-file", KEY_IGNORED},
-        {"debug-verify-image", KEY_IGNORED},
-        {"fbsplash-theme", KEY_IGNORED},
-        {"resume-device-uuid", KEY_IGNORED},
+    {"resume-device", KEY_RESUME_DEVICE},
+    {"resume-offset", KEY_RESUME_OFFSET},
+    {"image-size", KEY_IMAGE_SIZE},
+    {"compress", KEY_COMPRESS},
+    {"compression", KEY_COMPRESS},
+    {"compress-level", KEY_COMPRESS_LEVEL},
+    {"compression-level", KEY_COMPRESS_LEVEL},
+    {"shutdown-method", KEY_SHUTDOWN},
+    {"shutdown", KEY_SHUTDOWN},
+    {"threads", KEY_THREADS},
+    {"splash", KEY_SPLASH},
+    {"theme", KEY_THEME},
+    {"resume-timeout", KEY_RESUME_TIMEOUT},
+    /* suspend-utils keys with no meaning here (see doc/config.md) */
+    {"snapshot-device", KEY_IGNORED},
+    {"suspend-loglevel", KEY_IGNORED},
+    {"max-loglevel", KEY_IGNORED},
+    {"early-writeout", KEY_IGNORED},
+    {"compute-checksum", KEY_IGNORED},
+    {"encrypt", KEY_IGNORED},
+    {"rsa-key-file", KEY_IGNORED},
+    {"resume-pause", KEY_IGNORED},
+    {"debug-test-file", KEY_IGNORED},
+    {"debug-verify-image", KEY_IGNORED},
+    {"fbsplash-theme", KEY_IGNORED},
+    {"resume-device-uuid", KEY_IGNORED},
 };
 
 void dmo_config_init(struct dmo_config *cfg)
@@ -69,9 +69,8 @@ void dmo_config_init(struct dmo_config *cfg)
         cfg->resume_timeout_ms = -1;
 }
 
-static void add_note(struct dmo_config_notes *notes, enum dmo_config_note_kind kind,
-                     unsigned line, const char *key, size_t key_len, const char *value,
-                     size_t value_len)
+static void add_note(struct dmo_config_notes *notes, enum dmo_config_note_kind kind, unsigned line,
+                     const char *key, size_t key_len, const char *value, size_t value_len)
 {
         if (!notes)
                 return;
@@ -155,9 +154,9 @@ int dmo_shutdown_parse(const char *s, enum dmo_shutdown *out)
                 const char *name;
                 enum dmo_shutdown v;
         } names[] = {
-                {"platform", DMO_SHUTDOWN_PLATFORM}, {"shutdown", DMO_SHUTDOWN_POWEROFF},
-                {"poweroff", DMO_SHUTDOWN_POWEROFF}, {"reboot", DMO_SHUTDOWN_REBOOT},
-                {"suspend", DMO_SHUTDOWN_SUSPEND},   {"suspend-to-both", DMO_SHUTDOWN_SUSPEND},
+            {"platform", DMO_SHUTDOWN_PLATFORM}, {"shutdown", DMO_SHUTDOWN_POWEROFF},
+            {"poweroff", DMO_SHUTDOWN_POWEROFF}, {"reboot", DMO_SHUTDOWN_REBOOT},
+            {"suspend", DMO_SHUTDOWN_SUSPEND},   {"suspend-to-both", DMO_SHUTDOWN_SUSPEND},
         };
         for (size_t i = 0; i < DMO_ARRAY_SIZE(names); i++)
                 if (strcasecmp(s, names[i].name) == 0) {
@@ -342,8 +341,7 @@ int dmo_config_parse(struct dmo_config *cfg, const char *text, size_t len,
                 char key[64], value[512];
                 canonical_key(line, key_len, key, sizeof(key));
                 if (val_len >= sizeof(value) || memchr(val, '\0', val_len)) {
-                        add_note(notes, DMO_NOTE_BAD_VALUE, line_no, line, key_len, val,
-                                 val_len);
+                        add_note(notes, DMO_NOTE_BAD_VALUE, line_no, line, key_len, val, val_len);
                         continue;
                 }
                 memcpy(value, val, val_len);
@@ -354,18 +352,15 @@ int dmo_config_parse(struct dmo_config *cfg, const char *text, size_t len,
                         if (strcmp(key, known_keys[k].name) == 0)
                                 break;
                 if (k == DMO_ARRAY_SIZE(known_keys)) {
-                        add_note(notes, DMO_NOTE_UNKNOWN_KEY, line_no, line, key_len, val,
-                                 val_len);
+                        add_note(notes, DMO_NOTE_UNKNOWN_KEY, line_no, line, key_len, val, val_len);
                         continue;
                 }
                 if (known_keys[k].id == KEY_IGNORED) {
-                        add_note(notes, DMO_NOTE_IGNORED_KEY, line_no, line, key_len, val,
-                                 val_len);
+                        add_note(notes, DMO_NOTE_IGNORED_KEY, line_no, line, key_len, val, val_len);
                         continue;
                 }
                 if (apply(cfg, known_keys[k].id, value) < 0)
-                        add_note(notes, DMO_NOTE_BAD_VALUE, line_no, line, key_len, val,
-                                 val_len);
+                        add_note(notes, DMO_NOTE_BAD_VALUE, line_no, line, key_len, val, val_len);
         }
         return 0;
 }

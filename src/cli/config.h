@@ -21,24 +21,24 @@
 
 struct dmo_config {
         char resume_device[256];
-        int64_t resume_offset;  /* pages; < 0: not set */
-        int64_t image_size;     /* bytes; < 0: not set */
+        int64_t resume_offset; /* pages; < 0: not set */
+        int64_t image_size;    /* bytes; < 0: not set */
         bool compress_set;
         enum dmo_compress compress;
         int compress_level;
         bool shutdown_set;
         enum dmo_shutdown shutdown;
-        unsigned threads;       /* 0: one per CPU */
-        char splash[64];        /* "kms", "fbdev", "text", "none", "png:DIR"; "" = automatic */
+        unsigned threads; /* 0: one per CPU */
+        char splash[64];  /* "kms", "fbdev", "text", "none", "png:DIR"; "" = automatic */
         char theme[128];
-        int resume_timeout_ms;  /* how long resume waits for the device; < 0: not set */
+        int resume_timeout_ms; /* how long resume waits for the device; < 0: not set */
 };
 
 enum dmo_config_note_kind {
-        DMO_NOTE_UNKNOWN_KEY,  /* key not known: skipped */
-        DMO_NOTE_IGNORED_KEY,  /* suspend-utils key dormouse does not use */
-        DMO_NOTE_BAD_VALUE,    /* value not understood: key left at its default */
-        DMO_NOTE_SYNTAX,       /* line is not `key = value` */
+        DMO_NOTE_UNKNOWN_KEY, /* key not known: skipped */
+        DMO_NOTE_IGNORED_KEY, /* suspend-utils key dormouse does not use */
+        DMO_NOTE_BAD_VALUE,   /* value not understood: key left at its default */
+        DMO_NOTE_SYNTAX,      /* line is not `key = value` */
 };
 
 struct dmo_config_note {

@@ -1,6 +1,7 @@
 #include "cli/display.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ struct dmo_display {
         struct dmo_output *outputs[MAX_OUTPUTS];
         size_t n_outputs;
         struct dmo_renderer *renderer;
+        int key_fd;
 };
 
 static bool dir_exists(const char *path)
@@ -67,9 +69,9 @@ static int open_output(struct dmo_display *d, const char *name, const char *arg,
         if (d->n_outputs >= MAX_OUTPUTS)
                 return -E2BIG;
         struct dmo_output_config cfg = {
-                .theme = strcmp(name, "text") == 0 ? NULL : d->theme,
-                .arg = arg,
-                .tty_fd = tty_fd,
+            .theme = strcmp(name, "text") == 0 ? NULL : d->theme,
+            .arg = arg,
+            .tty_fd = tty_fd,
         };
         if (cfg.theme == NULL && strcmp(name, "text") != 0)
                 return -ENOENT; /* no theme: the graphical outputs have nothing to draw */
@@ -110,12 +112,12 @@ void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
         struct dmo_display *d = calloc(1, sizeof(*d));
         if (!d)
                 return;
+        d->key_fd = -1;
 
         char name[16] = "";
         const char *arg = NULL;
         const char *colon = strchr(spec, ':');
-        snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
-                 spec);
+        snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
         if (colon)
                 arg = colon + 1;
 
@@ -143,13 +145,20 @@ void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
                         open_output(d, "text", NULL, -1);
         }
 
-        int key_fd = isatty(STDIN_FILENO) ? STDIN_FILENO : -1;
+        /* Keys come through a file description of our own: the renderer
+         * makes it non-blocking, which must not leak into stdin/stderr when
+         * they share the console's (writes to it would fail with EAGAIN). */
+        int key_fd = -1;
+        const char *tty = isatty(STDIN_FILENO) ? ttyname(STDIN_FILENO) : NULL;
+        if (tty && mode == DMO_MODE_HIBERNATE)
+                key_fd = open(tty, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+        d->key_fd = key_fd;
         struct dmo_renderer_config rc = {
-                .progress = progress,
-                .outputs = d->outputs,
-                .n_outputs = d->n_outputs,
-                .fps = 30,
-                .key_fd = mode == DMO_MODE_HIBERNATE ? key_fd : -1,
+            .progress = progress,
+            .outputs = d->outputs,
+            .n_outputs = d->n_outputs,
+            .fps = 30,
+            .key_fd = key_fd,
         };
         if (d->n_outputs == 0 || dmo_renderer_new(&rc, &d->renderer) < 0 ||
             dmo_renderer_start(d->renderer) < 0) {
@@ -193,5 +202,7 @@ void dmo_display_stop(struct dmo_display *d, int error)
         for (size_t i = 0; i < d->n_outputs; i++)
                 d->outputs[i]->ops->close(d->outputs[i]);
         dmo_theme_free(d->theme);
+        if (d->key_fd >= 0)
+                close(d->key_fd);
         free(d);
 }

@@ -38,9 +38,8 @@ int main(int argc, char **argv)
                 const char *name;
                 int (*run)(int argc, char **argv);
         } commands[] = {
-                {"hibernate", dmo_cmd_hibernate}, {"resume", dmo_cmd_resume},
-                {"info", dmo_cmd_info},           {"preview", dmo_cmd_preview},
-                {"theme", dmo_cmd_theme},
+            {"hibernate", dmo_cmd_hibernate}, {"resume", dmo_cmd_resume}, {"info", dmo_cmd_info},
+            {"preview", dmo_cmd_preview},     {"theme", dmo_cmd_theme},
         };
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
                 if (strcmp(cmd, commands[i].name) == 0)

@@ -30,8 +30,8 @@ static double timer_lap(struct timer *t)
 {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        double s = (double)(now.tv_sec - t->start.tv_sec) +
-                   (double)(now.tv_nsec - t->start.tv_nsec) / 1e9;
+        double s =
+            (double)(now.tv_sec - t->start.tv_sec) + (double)(now.tv_nsec - t->start.tv_nsec) / 1e9;
         t->start = now;
         return s;
 }
@@ -105,6 +105,7 @@ struct hibernation {
         struct dmo_blockdev *dev;
         struct dmo_image_writer *writer;
         uint8_t *scratch; /* one page, to see the end of the kernel's stream */
+        uint64_t avail_swap;
         struct dmo_kernel_identity id;
         uint64_t start_ns;
         bool frozen;
@@ -186,26 +187,36 @@ static int prepare(struct hibernation *h)
                 return fail(h->res, DMO_STEP_SET_SWAP_AREA, r);
         dmo_snapshot_checkpoint(snap, DMO_CP_OPENED);
 
-        uint64_t avail = 0;
-        r = snap->ops->avail_swap(snap, &avail);
-        if (r < 0)
-                return fail(h->res, DMO_STEP_ALLOCATE, r);
-
-        struct dmo_image_writer_params wp = {
-                .algo = cfg->compress,
-                .level = cfg->compress_level,
-                .threads = cfg->threads,
-                .chunk_pages = cfg->chunk_pages,
-                .page_size = h->id.page_size,
-                .expected_pages = max_image_pages(snap, avail, h->id.page_size),
-        };
-        r = dmo_image_writer_new(&wp, h->dev, alloc_swap_slot, snap, cfg->progress, &h->writer);
+        r = snap->ops->avail_swap(snap, &h->avail_swap);
         if (r < 0)
                 return fail(h->res, DMO_STEP_ALLOCATE, r);
         h->scratch = malloc(h->id.page_size);
         if (!h->scratch)
                 return fail(h->res, DMO_STEP_ALLOCATE, -ENOMEM);
+        return 0;
+}
 
+/* The writer's codec threads are created here, by the thread that froze
+ * the system: they inherit its exemption from the freezer (PF_SUSPEND_TASK)
+ * and keep running while the image is written. Created before the freeze,
+ * they would stop with the rest of user space and the write would hang.
+ * Memory is still unrestricted at this point (the kernel restricts it inside
+ * CREATE_IMAGE), and a failure here unwinds like any other. */
+static int start_writer(struct hibernation *h)
+{
+        const struct dmo_hibernate_config *cfg = h->cfg;
+        struct dmo_image_writer_params wp = {
+            .algo = cfg->compress,
+            .level = cfg->compress_level,
+            .threads = cfg->threads,
+            .chunk_pages = cfg->chunk_pages,
+            .page_size = h->id.page_size,
+            .expected_pages = max_image_pages(h->snap, h->avail_swap, h->id.page_size),
+        };
+        int r =
+            dmo_image_writer_new(&wp, h->dev, alloc_swap_slot, h->snap, cfg->progress, &h->writer);
+        if (r < 0)
+                return fail(h->res, DMO_STEP_ALLOCATE, r);
         if (cfg->lock_memory && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
                 return fail(h->res, DMO_STEP_ALLOCATE, -errno);
         return 0;
@@ -229,6 +240,9 @@ static int snapshot(struct hibernation *h, int *in_suspend)
                 return fail(h->res, DMO_STEP_FREEZE, r);
         h->frozen = true;
         dmo_snapshot_checkpoint(snap, DMO_CP_FROZEN);
+        r = start_writer(h);
+        if (r < 0)
+                return r;
         if (cfg->image_size >= 0) {
                 r = snap->ops->pref_image_size(snap, (uint64_t)cfg->image_size);
                 if (r < 0)
@@ -295,9 +309,9 @@ static int seal(struct hibernation *h, struct timer *t)
         const struct dmo_hibernate_config *cfg = h->cfg;
         struct dmo_image_result ir;
         struct dmo_image_meta meta = {
-                .identity = h->id,
-                .start_ns = h->start_ns,
-                .platform_mode = cfg->shutdown == DMO_SHUTDOWN_PLATFORM,
+            .identity = h->id,
+            .start_ns = h->start_ns,
+            .platform_mode = cfg->shutdown == DMO_SHUTDOWN_PLATFORM,
         };
         int r;
 
@@ -419,9 +433,8 @@ out:
                 unwind(&h);
                 if (h.dev && res->outcome != DMO_HIBERNATE_RESUMED) {
                         struct dmo_sig sig;
-                        res->signature_cleared =
-                                dmo_sig_read(h.dev, cfg->target.header_page, h.id.page_size,
-                                             &sig) == -ENOENT;
+                        res->signature_cleared = dmo_sig_read(h.dev, cfg->target.header_page,
+                                                              h.id.page_size, &sig) == -ENOENT;
                 }
         }
         dmo_image_writer_free(h.writer);
@@ -589,8 +602,8 @@ int dmo_engine_resume(struct dmo_snapshot *snap, const struct dmo_resume_config 
                 if (rs.frozen)
                         snap->ops->unfreeze(snap);
                 dmo_progress_set_phase(cfg->progress, res->outcome == DMO_RESUME_NO_IMAGE
-                                                              ? DMO_PHASE_DONE
-                                                              : DMO_PHASE_FAILED);
+                                                          ? DMO_PHASE_DONE
+                                                          : DMO_PHASE_FAILED);
         } else {
                 dmo_progress_set_phase(cfg->progress, DMO_PHASE_DONE);
         }
@@ -598,8 +611,8 @@ int dmo_engine_resume(struct dmo_snapshot *snap, const struct dmo_resume_config 
         if (rs.dev && (res->outcome == DMO_RESUME_REFUSED || res->outcome == DMO_RESUME_DISCARDED ||
                        res->outcome == DMO_RESUME_FAILED || res->outcome == DMO_RESUME_MISMATCH)) {
                 if (!res->signature_cleared)
-                        res->signature_cleared = dmo_sig_clear(rs.dev, cfg->target.header_page,
-                                                               rs.id.page_size) == 0;
+                        res->signature_cleared =
+                            dmo_sig_clear(rs.dev, cfg->target.header_page, rs.id.page_size) == 0;
         }
         dmo_image_reader_free(rs.reader);
         dmo_blockdev_free(rs.dev);

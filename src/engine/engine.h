@@ -8,7 +8,9 @@
  * after the kernel froze and thawed the devices).
  *
  * Safety rules it enforces:
- * - Everything the cycle needs is allocated before SNAPSHOT_FREEZE; after
+ * - Everything the cycle needs is allocated before SNAPSHOT_CREATE_IMAGE
+ *   (the writer and its threads right after SNAPSHOT_FREEZE, see the hooks);
+ *   after
  *   create_image() only the swap device is written.
  * - Any stale dormouse signature is cleared before the first data byte is
  *   written, and the new signature is written last, after an fsync of data,
@@ -80,11 +82,11 @@ struct dmo_hibernate_config {
         struct dmo_swap_target target;
         enum dmo_compress compress;
         int compress_level;
-        unsigned threads;      /* 0: one per CPU */
-        unsigned chunk_pages;  /* 0: default */
-        int64_t image_size;    /* preferred image size in bytes; < 0: leave the kernel's */
+        unsigned threads;     /* 0: one per CPU */
+        unsigned chunk_pages; /* 0: default */
+        int64_t image_size;   /* preferred image size in bytes; < 0: leave the kernel's */
         enum dmo_shutdown shutdown;
-        bool lock_memory;      /* mlockall before freezing (real kernel) */
+        bool lock_memory;       /* mlockall before freezing (real kernel) */
         unsigned step_delay_ms; /* debug: pause this long at every 1% of the data phase */
         struct dmo_progress *progress;
         struct dmo_engine_hooks hooks;
@@ -98,9 +100,9 @@ enum dmo_hibernate_outcome {
 };
 
 struct dmo_engine_stats {
-        uint64_t image_pages;   /* kernel pages in the image */
+        uint64_t image_pages; /* kernel pages in the image */
         uint32_t page_size;
-        uint64_t stored_bytes;  /* bytes written to / read from swap for the image */
+        uint64_t stored_bytes; /* bytes written to / read from swap for the image */
         uint64_t zero_pages;
         double freeze_s, snapshot_s, data_s, sync_s; /* hibernate phases */
         double check_s, restore_s;                   /* resume phases */
@@ -108,8 +110,8 @@ struct dmo_engine_stats {
 
 struct dmo_hibernate_result {
         enum dmo_hibernate_outcome outcome;
-        int error;             /* negative errno when FAILED */
-        enum dmo_step step;    /* where it failed */
+        int error;              /* negative errno when FAILED */
+        enum dmo_step step;     /* where it failed */
         bool signature_cleared; /* after a failure: swap area verified plain */
         struct dmo_engine_stats stats;
 };
@@ -120,7 +122,7 @@ int dmo_engine_hibernate(struct dmo_snapshot *snap, const struct dmo_hibernate_c
 struct dmo_resume_config {
         struct dmo_swap_target target;
         unsigned threads;
-        bool noresume;       /* discard the image instead of restoring it */
+        bool noresume; /* discard the image instead of restoring it */
         bool lock_memory;
         unsigned step_delay_ms;
         struct dmo_progress *progress;

@@ -15,14 +15,14 @@
  * phases dominate because they are where the time goes; the others still
  * move the bar so it is never frozen at 0 while the kernel freezes tasks. */
 static const unsigned hibernate_weights[DMO_PHASE_COUNT] = {
-        [DMO_PHASE_PREPARE] = 2, [DMO_PHASE_FREEZE] = 3, [DMO_PHASE_SNAPSHOT] = 10,
-        [DMO_PHASE_WRITE] = 80,  [DMO_PHASE_SYNC] = 5,
+    [DMO_PHASE_PREPARE] = 2, [DMO_PHASE_FREEZE] = 3, [DMO_PHASE_SNAPSHOT] = 10,
+    [DMO_PHASE_WRITE] = 80,  [DMO_PHASE_SYNC] = 5,
 };
 static const unsigned resume_weights[DMO_PHASE_COUNT] = {
-        [DMO_PHASE_WAIT] = 2,
-        [DMO_PHASE_CHECK] = 3,
-        [DMO_PHASE_READ] = 90,
-        [DMO_PHASE_RESTORE] = 5,
+    [DMO_PHASE_WAIT] = 2,
+    [DMO_PHASE_CHECK] = 3,
+    [DMO_PHASE_READ] = 90,
+    [DMO_PHASE_RESTORE] = 5,
 };
 
 /* Throughput is re-estimated at most this often, whoever samples. */
@@ -175,8 +175,8 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
                 double bps = (double)(done - p->rate_pages) * p->page_size / dt;
                 if (is_data_phase(phase))
                         p->rate_bps = p->rate_bps > 0 ? rate_smoothing * bps +
-                                                                 (1 - rate_smoothing) * p->rate_bps
-                                                       : bps;
+                                                            (1 - rate_smoothing) * p->rate_bps
+                                                      : bps;
                 p->rate_time = now;
                 p->rate_pages = done;
         }
@@ -195,7 +195,7 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
 
         if (is_data_phase(phase) && total > 0)
                 out->phase_fraction = done >= total ? 1.0 : (double)done / (double)total;
-        if (is_data_phase(phase) && total > 0 && p->rate_bps > 0 && done <= total)
+        if (is_data_phase(phase) && total > 0 && p->rate_bps > 1e3 && done <= total)
                 out->eta_s = (double)(total - done) * p->page_size / p->rate_bps;
 
         double f = overall_fraction(p->mode, phase, out->phase_fraction);
@@ -209,13 +209,13 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
 const char *dmo_phase_id(enum dmo_phase phase)
 {
         static const char *const ids[DMO_PHASE_COUNT] = {
-                [DMO_PHASE_PREPARE] = "prepare",   [DMO_PHASE_FREEZE] = "freeze",
-                [DMO_PHASE_SNAPSHOT] = "snapshot", [DMO_PHASE_WRITE] = "write",
-                [DMO_PHASE_SYNC] = "sync",         [DMO_PHASE_POWEROFF] = "poweroff",
-                [DMO_PHASE_WAIT] = "wait",         [DMO_PHASE_CHECK] = "check",
-                [DMO_PHASE_READ] = "read",         [DMO_PHASE_RESTORE] = "restore",
-                [DMO_PHASE_DONE] = "done",         [DMO_PHASE_ABORTED] = "aborted",
-                [DMO_PHASE_FAILED] = "failed",
+            [DMO_PHASE_PREPARE] = "prepare",   [DMO_PHASE_FREEZE] = "freeze",
+            [DMO_PHASE_SNAPSHOT] = "snapshot", [DMO_PHASE_WRITE] = "write",
+            [DMO_PHASE_SYNC] = "sync",         [DMO_PHASE_POWEROFF] = "poweroff",
+            [DMO_PHASE_WAIT] = "wait",         [DMO_PHASE_CHECK] = "check",
+            [DMO_PHASE_READ] = "read",         [DMO_PHASE_RESTORE] = "restore",
+            [DMO_PHASE_DONE] = "done",         [DMO_PHASE_ABORTED] = "aborted",
+            [DMO_PHASE_FAILED] = "failed",
         };
         return (unsigned)phase < DMO_PHASE_COUNT ? ids[phase] : "unknown";
 }
@@ -223,19 +223,19 @@ const char *dmo_phase_id(enum dmo_phase phase)
 const char *dmo_phase_label(enum dmo_phase phase)
 {
         static const char *const labels[DMO_PHASE_COUNT] = {
-                [DMO_PHASE_PREPARE] = N_("Preparing"),
-                [DMO_PHASE_FREEZE] = N_("Stopping programs"),
-                [DMO_PHASE_SNAPSHOT] = N_("Taking a snapshot of memory"),
-                [DMO_PHASE_WRITE] = N_("Saving memory to disk"),
-                [DMO_PHASE_SYNC] = N_("Finishing the image"),
-                [DMO_PHASE_POWEROFF] = N_("Powering off"),
-                [DMO_PHASE_WAIT] = N_("Waiting for the disk"),
-                [DMO_PHASE_CHECK] = N_("Checking the image"),
-                [DMO_PHASE_READ] = N_("Restoring memory"),
-                [DMO_PHASE_RESTORE] = N_("Starting the saved system"),
-                [DMO_PHASE_DONE] = N_("Done"),
-                [DMO_PHASE_ABORTED] = N_("Hibernation cancelled"),
-                [DMO_PHASE_FAILED] = N_("Something went wrong"),
+            [DMO_PHASE_PREPARE] = N_("Preparing"),
+            [DMO_PHASE_FREEZE] = N_("Stopping programs"),
+            [DMO_PHASE_SNAPSHOT] = N_("Taking a snapshot of memory"),
+            [DMO_PHASE_WRITE] = N_("Saving memory to disk"),
+            [DMO_PHASE_SYNC] = N_("Finishing the image"),
+            [DMO_PHASE_POWEROFF] = N_("Powering off"),
+            [DMO_PHASE_WAIT] = N_("Waiting for the disk"),
+            [DMO_PHASE_CHECK] = N_("Checking the image"),
+            [DMO_PHASE_READ] = N_("Restoring memory"),
+            [DMO_PHASE_RESTORE] = N_("Starting the saved system"),
+            [DMO_PHASE_DONE] = N_("Done"),
+            [DMO_PHASE_ABORTED] = N_("Hibernation cancelled"),
+            [DMO_PHASE_FAILED] = N_("Something went wrong"),
         };
         return (unsigned)phase < DMO_PHASE_COUNT ? _(labels[phase]) : "";
 }

@@ -56,8 +56,8 @@ struct dmo_progress_snapshot {
         double eta_s;          /* seconds left, < 0 while unknown */
         double elapsed_s;      /* since dmo_progress_new() */
         bool abort_requested;
-        bool abortable;        /* false once the signature is being written */
-        char message[256];     /* latest message for the person, already translated */
+        bool abortable;    /* false once the signature is being written */
+        char message[256]; /* latest message for the person, already translated */
 };
 
 struct dmo_progress;

@@ -14,7 +14,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_SEEDS 64
+#define MAX_SEEDS      64
 #define FUZZ_MAX_INPUT (256 * 1024)
 
 struct rng {
@@ -71,8 +71,8 @@ static size_t mutate(struct rng *r, uint8_t *buf, size_t len, size_t cap)
                         break;
                 case 2: /* interesting value */
                         if (len >= 4) {
-                                static const uint32_t vals[] = {0, 1, 0x7fffffff, 0x80000000,
-                                                                0xffffffff, 4096, 65536};
+                                static const uint32_t vals[] = {
+                                    0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 4096, 65536};
                                 uint32_t v = vals[next(r) % 7];
                                 memcpy(buf + next(r) % (len - 3), &v, 4);
                         }
