@@ -97,8 +97,8 @@ struct dmo_snapshot {
 /* Opens /dev/snapshot (or `path` for tests of the open logic) in `mode`.
  * -ENOENT: no snapshot device (kernel built without
  * CONFIG_HIBERNATION_SNAPSHOT_DEV); -EPERM: not root, or hibernation is
- * disabled (lockdown/Secure Boot, nohibernate): dmo_snapshot_why_eperm()
- * tells which; -EBUSY: another hibernation is in progress. */
+ * disabled (lockdown/Secure Boot, nohibernate): dmo_hibernation_disabled_reason()
+ * (kernel/snapshot_dev.h) tells which; -EBUSY: another hibernation is in progress. */
 int dmo_snapshot_open_dev(const char *path, enum dmo_snapshot_mode mode, struct dmo_snapshot **out);
 
 /* Inline forwarding helpers so callers read naturally. */
