@@ -564,6 +564,12 @@ static int restore(struct resumption *rs)
         dmo_snapshot_checkpoint(snap, DMO_CP_SIGNATURE_REMOVED);
 
         dmo_progress_set_phase(rs->cfg->progress, DMO_PHASE_RESTORE);
+        if (rs->info.header.flags & DMO_IMAGE_F_PLATFORM) {
+                /* saved in ACPI S4 mode: restore through the platform too */
+                r = snap->ops->platform_support(snap, true);
+                if (r < 0)
+                        return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_RESTORE, r);
+        }
         r = snap->ops->freeze(snap);
         if (r < 0)
                 return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_FREEZE, r);

@@ -47,6 +47,8 @@ struct dmo_progress {
         double rate_time;     /* when the rate was last estimated */
         uint64_t rate_pages;  /* pages_done then */
         double rate_bps;      /* smoothed bytes per second, 0 until known */
+        double phase_time;    /* when the current phase began */
+        uint64_t phase_pages; /* pages_done then */
         char message[256];
 };
 
@@ -89,6 +91,8 @@ void dmo_progress_free(struct dmo_progress *p)
 void dmo_progress_set_phase(struct dmo_progress *p, enum dmo_phase phase)
 {
         pthread_mutex_lock(&p->lock);
+        p->phase_time = seconds_since(&p->start);
+        p->phase_pages = atomic_load(&p->pages_done);
         atomic_store(&p->phase, (int)phase);
         pthread_mutex_unlock(&p->lock);
 }
@@ -190,13 +194,18 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
         out->elapsed_s = now;
         out->abort_requested = atomic_load(&p->abort_requested);
         out->abortable = atomic_load(&p->abortable);
-        out->mb_per_s = p->rate_bps / 1e6;
+        /* Until the first smoothed estimate, the average since the phase began
+         * (short runs end before the first estimate). */
+        double bps = p->rate_bps;
+        if (bps <= 0 && is_data_phase(phase) && now - p->phase_time > 0.05 && done > p->phase_pages)
+                bps = (double)(done - p->phase_pages) * p->page_size / (now - p->phase_time);
+        out->mb_per_s = bps / 1e6;
         out->eta_s = -1;
 
         if (is_data_phase(phase) && total > 0)
                 out->phase_fraction = done >= total ? 1.0 : (double)done / (double)total;
-        if (is_data_phase(phase) && total > 0 && p->rate_bps > 1e3 && done <= total)
-                out->eta_s = (double)(total - done) * p->page_size / p->rate_bps;
+        if (is_data_phase(phase) && total > 0 && bps > 1e3 && done <= total)
+                out->eta_s = (double)(total - done) * p->page_size / bps;
 
         double f = overall_fraction(p->mode, phase, out->phase_fraction);
         if (f > p->last_fraction)
