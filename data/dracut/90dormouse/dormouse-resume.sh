@@ -1,0 +1,43 @@
+#!/bin/sh
+# dracut pre-mount hook (sourced by dracut, so it must not exit): restore a
+# dormouse hibernation image before anything can enable swap. Exit status
+# of "dormouse resume": no return on success, 1 no image, 2 configuration
+# error, 3 image refused (swap area usable again); boot goes on after any.
+
+type getargbool >/dev/null 2>&1 || . /lib/dracut-lib.sh
+
+dormouse_resume() {
+    local rc plymouth=no
+    [ -x /bin/dormouse ] || return 0
+
+    DORMOUSE_LANGUAGE=""
+    DORMOUSE_THEMES_DIR=/usr/share/dormouse/themes
+    DORMOUSE_FONTS_DIR=/usr/share/dormouse/fonts
+    [ -r /etc/dormouse-initrd.conf ] && . /etc/dormouse-initrd.conf
+    export DORMOUSE_THEMES_DIR DORMOUSE_FONTS_DIR
+    [ -n "${LANG:-}" ] || export LANG=C.UTF-8
+    [ -n "${LANGUAGE:-}" ] || [ -z "$DORMOUSE_LANGUAGE" ] || export LANGUAGE="$DORMOUSE_LANGUAGE"
+
+    # noresume is handled by dormouse itself: it discards the image, so a
+    # stale one is not restored at a later boot over changed file systems.
+    if command -v plymouth >/dev/null 2>&1 && plymouth --ping 2>/dev/null; then
+        plymouth deactivate 2>/dev/null && plymouth=yes
+    fi
+    /bin/dormouse resume
+    rc=$?
+    [ "$plymouth" = yes ] && plymouth reactivate 2>/dev/null
+
+    case $rc in
+        0 | 1) ;;
+        3)
+            warn "dormouse: the hibernation image was not restored (see above); booting normally"
+            sleep "${DORMOUSE_REFUSED_PAUSE:-10}"
+            ;;
+        *)
+            warn "dormouse resume failed with status $rc; booting normally"
+            ;;
+    esac
+    return 0
+}
+
+dormouse_resume

@@ -1,0 +1,135 @@
+#!/bin/sh
+# "make install DESTDIR=..." lays out what a distribution packages: the
+# program, themes, fonts, catalogs, the example configuration (installed as
+# /etc/dormouse.conf only when there is none), the systemd drop-in, the
+# initramfs-tools and dracut files with real paths substituted, and shell
+# scripts that parse. TAP output.
+set -u
+
+builddir=${DMO_BUILDDIR:-$(pwd)}
+MAKE=${MAKE:-make}
+
+n=0
+failed=0
+ok()
+{
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok()
+{
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+}
+check()
+{
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+dest=$(mktemp -d "${TMPDIR:-/tmp}/data-install.XXXXXX") || exit 99
+trap 'rm -rf "$dest"' EXIT INT TERM
+
+# The installation directories as this build sees them.
+vars=$(cd "$builddir" && $MAKE -s --no-print-directory -f Makefile -f - dmo-print-dirs <<'MK'
+dmo-print-dirs:
+	@echo "bindir='$(bindir)' sysconfdir='$(sysconfdir)' pkgdatadir='$(pkgdatadir)'"
+	@echo "localedir='$(localedir)' docdir='$(docdir)' pkglibexecdir='$(pkglibexecdir)'"
+	@echo "systemdsystemunitdir='$(systemdsystemunitdir)' initramfstoolsdir='$(initramfstoolsdir)'"
+	@echo "dracutmodulesdir='$(dracutmodulesdir)'"
+MK
+)
+eval "$vars"
+check "the build names its installation directories" test -n "${pkgdatadir:-}" -a -n "${initramfstoolsdir:-}"
+
+if (cd "$builddir" && $MAKE -s install DESTDIR="$dest") >"$dest.log" 2>&1; then
+	ok "make install DESTDIR=... succeeds"
+else
+	not_ok "make install DESTDIR=... succeeds"
+	tail -n 20 "$dest.log" | sed 's/^/# /'
+fi
+rm -f "$dest.log"
+
+root="$dest"
+for f in "$bindir/dormouse" \
+	"$pkgdatadir/themes/default/theme.conf" "$pkgdatadir/themes/default/logo.png" \
+	"$pkgdatadir/themes/nocturne/theme.conf" "$pkgdatadir/themes/nocturne/throbber-11@2x.png" \
+	"$pkgdatadir/themes/minimal/theme.conf" \
+	"$pkgdatadir/fonts/DejaVuSans.ttf" "$pkgdatadir/fonts/DejaVuSans-Bold.ttf" \
+	"$pkgdatadir/fonts/NotoSansArabic-Regular.ttf" \
+	"$localedir/de/LC_MESSAGES/dormouse.mo" "$localedir/fr/LC_MESSAGES/dormouse.mo" \
+	"$localedir/es/LC_MESSAGES/dormouse.mo" "$localedir/ar/LC_MESSAGES/dormouse.mo" \
+	"$sysconfdir/dormouse.conf" "$docdir/dormouse.conf" "$docdir/config.md" \
+	"$docdir/integration.md" \
+	"$systemdsystemunitdir/systemd-hibernate.service.d/dormouse.conf" \
+	"$pkglibexecdir/dormouse-sleep-hooks" \
+	"$initramfstoolsdir/hooks/dormouse" "$initramfstoolsdir/scripts/local-premount/dormouse" \
+	"$dracutmodulesdir/90dormouse/module-setup.sh" \
+	"$dracutmodulesdir/90dormouse/dormouse-resume.sh"; do
+	check "installed: $f" test -s "$root$f"
+done
+
+for f in "$pkglibexecdir/dormouse-sleep-hooks" "$initramfstoolsdir/hooks/dormouse" \
+	"$initramfstoolsdir/scripts/local-premount/dormouse" \
+	"$dracutmodulesdir/90dormouse/dormouse-resume.sh"; do
+	check "executable: $f" test -x "$root$f"
+	check "sh -n: $f" sh -n "$root$f"
+done
+check "bash -n: $dracutmodulesdir/90dormouse/module-setup.sh" \
+	bash -n "$root$dracutmodulesdir/90dormouse/module-setup.sh"
+
+# No template placeholder survives, and the real paths are in.
+left=$(grep -rl '@[a-z]*dir@' "$root" 2>/dev/null)
+check "no @dir@ placeholder left in installed files${left:+ ($left)}" test -z "$left"
+dropin="$root$systemdsystemunitdir/systemd-hibernate.service.d/dormouse.conf"
+check "the drop-in clears ExecStart before setting its own" \
+	sh -c 'grep -n "^ExecStart=" "$1" | head -n 1 | grep -q "^[0-9]*:ExecStart=$"' sh "$dropin"
+check "the drop-in runs $bindir/dormouse hibernate" \
+	grep -qx "ExecStart=$bindir/dormouse hibernate" "$dropin"
+if command -v systemd-analyze >/dev/null 2>&1 && [ -r /lib/systemd/system/systemd-hibernate.service ]; then
+	unitdir="$dest/unit-check"
+	mkdir -p "$unitdir/systemd-hibernate.service.d"
+	cp /lib/systemd/system/systemd-hibernate.service "$unitdir/"
+	# Point ExecStart at a binary that exists here, so verify checks syntax.
+	sed -e "s|$bindir/dormouse|/bin/true|; s|$pkglibexecdir/dormouse-sleep-hooks|/bin/true|" \
+		"$dropin" >"$unitdir/systemd-hibernate.service.d/dormouse.conf"
+	if out=$(SYSTEMD_UNIT_PATH="$unitdir:" systemd-analyze verify --man=no \
+		"$unitdir/systemd-hibernate.service" 2>&1) && ! printf '%s' "$out" | grep -qi 'unknown\|invalid\|ignoring'; then
+		ok "systemd-analyze verify accepts the unit with the drop-in"
+	else
+		not_ok "systemd-analyze verify accepts the unit with the drop-in"
+		printf '%s\n' "$out" | sed 's/^/# /'
+	fi
+fi
+hook="$root$initramfstoolsdir/hooks/dormouse"
+check "the initramfs hook copies $bindir/dormouse" grep -q "^DORMOUSE=$bindir/dormouse\$" "$hook"
+
+# An administrator's /etc/dormouse.conf survives a reinstall.
+echo "theme = nocturne # mine" >"$root$sysconfdir/dormouse.conf"
+(cd "$builddir" && $MAKE -s install-data DESTDIR="$dest") >/dev/null 2>&1
+check "make install keeps an existing $sysconfdir/dormouse.conf" \
+	grep -q "# mine" "$root$sysconfdir/dormouse.conf"
+
+# The example configuration parses without a note (every key is known).
+if [ -x "$builddir/dormouse" ]; then
+	sed -e 's/^#\([a-z][a-z ]* = \)/\1/' "$root$docdir/dormouse.conf" >"$dest/all-keys.conf"
+	out=$("$builddir/dormouse" hibernate --config "$dest/all-keys.conf" --kernel sim \
+		--splash none --resume-device /nonexistent 2>&1)
+	if printf '%s' "$out" | grep -q 'all-keys.conf:'; then
+		not_ok "every key of the example configuration is understood"
+		printf '%s\n' "$out" | sed 's/^/# /'
+	else
+		ok "every key of the example configuration is understood"
+	fi
+	# ...and the check above would see a key the program does not know.
+	echo "no such key = 1" >>"$dest/all-keys.conf"
+	out=$("$builddir/dormouse" hibernate --config "$dest/all-keys.conf" --kernel sim \
+		--splash none --resume-device /nonexistent 2>&1)
+	check "an unknown key in the configuration is reported" \
+		sh -c 'printf "%s" "$1" | grep -q "all-keys.conf:[0-9]*:.*no such key"' sh "$out"
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,192 @@
+#!/bin/sh
+# The translations: every catalog in po/LINGUAS is valid (msgfmt --check),
+# complete against the current sources (no untranslated or fuzzy message
+# after merging a freshly extracted template), po/POTFILES.in lists every
+# source file with translatable strings, and the program really speaks the
+# language (a lookup through $DORMOUSE_LOCALEDIR, singular and plural).
+# TAP output.
+set -u
+
+srcdir=${DMO_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+builddir=${DMO_BUILDDIR:-$(pwd)}
+MSGFMT=${MSGFMT:-msgfmt}
+XGETTEXT=${XGETTEXT:-xgettext}
+MSGMERGE=${MSGMERGE:-msgmerge}
+case "$MSGFMT" in :*) MSGFMT=msgfmt ;; esac
+case "$XGETTEXT" in :*) XGETTEXT=xgettext ;; esac
+case "$MSGMERGE" in :*) MSGMERGE=msgmerge ;; esac
+
+n=0
+failed=0
+ok()
+{
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok()
+{
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+}
+check()
+{
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+diag()
+{
+	sed 's/^/# /'
+}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/po-catalogs.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+languages=$(sed -e 's/#.*//' "$srcdir/po/LINGUAS" | tr -s ' \t' '\n\n' | grep -v '^$')
+
+# --- POTFILES.in: complete and existing ---------------------------------
+grep -v '^[[:space:]]*#' "$srcdir/po/POTFILES.in" | grep -v '^[[:space:]]*$' | sort >"$tmp/listed"
+(cd "$srcdir" && grep -rlE '(^|[^A-Za-z0-9_])(N_|_|ngettext)\(' src kernel --include='*.c' |
+	sort) >"$tmp/using"
+missing=$(comm -13 "$tmp/listed" "$tmp/using")
+if [ -z "$missing" ]; then
+	ok "po/POTFILES.in lists every source file with translatable strings"
+else
+	not_ok "po/POTFILES.in lists every source file with translatable strings"
+	echo "missing: $missing" | diag
+fi
+gone=""
+while read -r f; do
+	[ -e "$srcdir/$f" ] || gone="$gone $f"
+done <"$tmp/listed"
+if [ -z "$gone" ]; then
+	ok "every file in po/POTFILES.in exists"
+else
+	not_ok "every file in po/POTFILES.in exists"
+	echo "gone:$gone" | diag
+fi
+
+# --- a fresh template from the sources -----------------------------------
+keywords=$(sed -n 's/^XGETTEXT_OPTIONS[[:space:]]*=//p' "$srcdir/po/Makevars")
+# shellcheck disable=SC2086
+if (cd "$srcdir" && "$XGETTEXT" --default-domain=dormouse --language=C $keywords \
+	--files-from="$tmp/listed" --output="$tmp/fresh.pot") 2>"$tmp/xgettext.err"; then
+	ok "xgettext extracts a template from the sources"
+else
+	not_ok "xgettext extracts a template from the sources"
+	diag <"$tmp/xgettext.err"
+fi
+total=$(grep -c '^msgid ' "$tmp/fresh.pot" 2>/dev/null || echo 0)
+total=$((total - 1))
+check "the template has messages ($total)" test "$total" -gt 50
+
+# The check below must be able to fail: a catalog whose translation drops a
+# placeholder is rejected.
+cat >"$tmp/broken.po" <<'PO'
+msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\n"
+"Plural-Forms: nplurals=2; plural=(n != 1);\n"
+
+#, c-format
+msgid "%s: cannot open: %s"
+msgstr "kann nicht geöffnet werden: %s"
+PO
+if "$MSGFMT" --check -o /dev/null "$tmp/broken.po" 2>/dev/null; then
+	not_ok "msgfmt --check rejects a translation that drops a placeholder"
+else
+	ok "msgfmt --check rejects a translation that drops a placeholder"
+fi
+
+for lang in $languages; do
+	po="$srcdir/po/$lang.po"
+	if [ ! -r "$po" ]; then
+		not_ok "$lang: po/$lang.po exists"
+		continue
+	fi
+	if "$MSGFMT" --check --statistics -o "$tmp/$lang.mo" "$po" 2>"$tmp/$lang.stat"; then
+		ok "$lang: msgfmt --check passes"
+	else
+		not_ok "$lang: msgfmt --check passes"
+		diag <"$tmp/$lang.stat"
+	fi
+	if grep -q -e 'fuzzy' -e 'untranslated' "$tmp/$lang.stat"; then
+		not_ok "$lang: every message in po/$lang.po is translated"
+		diag <"$tmp/$lang.stat"
+	else
+		ok "$lang: every message in po/$lang.po is translated"
+	fi
+	# Against the sources as they are now, not only the committed template.
+	"$MSGMERGE" --quiet --no-fuzzy-matching -o "$tmp/$lang.merged.po" "$po" "$tmp/fresh.pot" 2>/dev/null
+	"$MSGFMT" --statistics -o /dev/null "$tmp/$lang.merged.po" 2>"$tmp/$lang.mstat"
+	if grep -q -e 'fuzzy' -e 'untranslated' "$tmp/$lang.mstat"; then
+		not_ok "$lang: the catalog covers every message in the current sources"
+		diag <"$tmp/$lang.mstat"
+		echo "run: make -C po update-po, then translate the new messages" | diag
+	else
+		ok "$lang: the catalog covers every message in the current sources"
+	fi
+	plurals=$(sed -n 's/^"Plural-Forms: nplurals=\([0-9]*\);.*/\1/p' "$po")
+	case $lang in
+	ar) want=6 ;;
+	fr | de | es) want=2 ;;
+	*) want=$plurals ;;
+	esac
+	check "$lang: Plural-Forms has $want forms (found ${plurals:-none})" test "${plurals:-0}" = "$want"
+	mkdir -p "$tmp/locale/$lang/LC_MESSAGES"
+	cp "$tmp/$lang.mo" "$tmp/locale/$lang/LC_MESSAGES/dormouse.mo" 2>/dev/null
+done
+
+# --- real lookups ----------------------------------------------------------
+prog="$builddir/dormouse"
+if [ ! -x "$prog" ]; then
+	not_ok "the dormouse program is built ($prog)"
+else
+	english=$(env -u LANGUAGE LC_ALL=C.UTF-8 "$prog" hibernate --help 2>&1)
+	for lang in $languages; do
+		case $lang in
+		de) word="Auslagerungsbereich" ;;
+		fr) word="zone d'échange" ;;
+		es) word="área de intercambio" ;;
+		ar) word="منطقة التبديل" ;;
+		*) word="" ;;
+		esac
+		out=$(env -u LC_ALL -u LC_MESSAGES LANG=C.UTF-8 LANGUAGE="$lang" \
+			DORMOUSE_LOCALEDIR="$tmp/locale" "$prog" hibernate --help 2>&1)
+		if [ "$out" != "$english" ] && { [ -z "$word" ] || printf '%s' "$out" | grep -qF "$word"; }; then
+			ok "$lang: \"dormouse hibernate --help\" is translated${word:+ (says \"$word\")}"
+		else
+			not_ok "$lang: \"dormouse hibernate --help\" is translated${word:+ (says \"$word\")}"
+			printf '%s\n' "$out" | head -n 3 | diag
+		fi
+	done
+	# Without the catalog directory the program falls back to English.
+	out=$(env -u LC_ALL LANG=C.UTF-8 LANGUAGE=de DORMOUSE_LOCALEDIR="$tmp/nowhere" \
+		"$prog" hibernate --help 2>&1)
+	check "with no catalog the text stays English" test "$out" = "$english"
+fi
+
+# Plural forms through the compiled catalogs (the gettext tools' ngettext).
+if command -v ngettext >/dev/null 2>&1; then
+	for spec in "ar 0 0" "ar 1 1" "ar 2 2" "ar 5 3" "ar 11 4" "ar 100 5" \
+		"de 1 0" "de 2 1" "fr 1 0" "fr 0 0" "fr 2 1" "es 1 0" "es 0 1"; do
+		set -- $spec
+		lang=$1 count=$2 form=$3
+		[ -r "$srcdir/po/$lang.po" ] || continue
+		# msgstr[FORM] of the plural entry, as msgfmt compiled it.
+		want=$(awk -v form="$form" '
+			/^msgid "%ld second left"$/ { inmsg = 1; next }
+			inmsg && $0 ~ "^msgstr\\[" form "\\] " { sub(/^msgstr\[[0-9]\] "/, ""); sub(/"$/, ""); print; exit }
+			/^$/ { inmsg = 0 }' "$srcdir/po/$lang.po")
+		got=$(env -u LC_ALL LANG=C.UTF-8 LANGUAGE="$lang" TEXTDOMAINDIR="$tmp/locale" \
+			ngettext -d dormouse "%ld second left" "%ld seconds left" "$count")
+		check "$lang: $count seconds uses plural form $form (\"$got\")" \
+			test -n "$want" -a "$got" = "$want"
+	done
+else
+	echo "# ngettext (gettext-base) not installed: plural lookups not checked"
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
