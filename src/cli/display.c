@@ -134,10 +134,11 @@ void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
                 open_output(d, "text", NULL, -1);
         } else {
                 int r = open_output(d, name, arg, -1);
-                if (r < 0 && r != -EINVAL) {
+                const struct dmo_output_ops *ops = dmo_output_find(name);
+                if (r < 0 && r != -EINVAL && ops) {
                         dmo_cli_note(_("splash \"%s\" is not available (%s); showing text progress "
                                        "instead"),
-                                     spec, strerror(-r));
+                                     spec, dmo_output_strerror(ops, r));
                 }
                 /* With a picture somewhere else (png files, a screen), keep the
                  * log on the console too; alone, text is text. */
