@@ -62,3 +62,9 @@ fuzz:
 bench: tests/bench-hibernate$(EXEEXT)
 	./tests/bench-hibernate --size $${BENCH_SIZE:-1G} --dir $${BENCH_DIR:-.}
 .PHONY: bench
+
+# The QEMU tests: a real Debian kernel hibernated and resumed by dormouse
+# (tests/vm/run.py; screenshots under tests/vm/out/).
+check-vm: dormouse$(EXEEXT)
+	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse
+.PHONY: check-vm
