@@ -1,0 +1,218 @@
+#!/bin/sh
+# The initramfs side, run for real: the initramfs-tools premount script and
+# the dracut hook in a busybox chroot with a stand-in dormouse that records
+# how it was called and exits with a chosen status; the initramfs-tools
+# hook against stand-ins for hook-functions. TAP output. Needs root (chroot)
+# and a static busybox; skipped without them.
+set -u
+
+srcdir=${DMO_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+
+n=0
+failed=0
+ok()
+{
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok()
+{
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+}
+check()
+{
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+busybox=$(command -v busybox 2>/dev/null || true)
+chroot=$(command -v chroot 2>/dev/null || true)
+if [ "$(id -u)" != 0 ] || [ -z "$busybox" ] || [ -z "$chroot" ] || ! file -L "$busybox" 2>/dev/null | grep -q 'statically linked'; then
+	echo "1..0 # SKIP needs root, chroot and a static busybox (busybox-static)"
+	exit 0
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/data-initramfs.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# --- a tiny initramfs ----------------------------------------------------------
+root="$tmp/root"
+mkdir -p "$root/bin" "$root/scripts" "$root/conf/conf.d" "$root/etc" "$root/proc" "$root/tmp" \
+	"$root/lib" "$root/dev"
+mknod -m 666 "$root/dev/null" c 1 3 || exit 99
+cp "$busybox" "$root/bin/busybox"
+"$chroot" "$root" /bin/busybox --install -s /bin
+cat >"$root/scripts/functions" <<'SH'
+log_warning_msg() { echo "W: $*" >>/tmp/log; }
+SH
+cat >"$root/lib/dracut-lib.sh" <<'SH'
+warn() { echo "W: $*" >>/tmp/log; }
+getargbool() { return 1; }
+SH
+cat >"$root/dormouse.fake" <<'SH'
+#!/bin/sh
+{
+	echo "args:$*"
+	echo "LANG=${LANG:-} LANGUAGE=${LANGUAGE:-}"
+	echo "THEMES=${DORMOUSE_THEMES_DIR:-} FONTS=${DORMOUSE_FONTS_DIR:-}"
+} >/tmp/calls
+exit "$(cat /tmp/rc)"
+SH
+chmod +x "$root/dormouse.fake"
+cat >"$root/plymouth.fake" <<'SH'
+#!/bin/sh
+echo "plymouth $*" >>/tmp/plymouth
+exit 0
+SH
+chmod +x "$root/plymouth.fake"
+cp "$srcdir/data/initramfs-tools/scripts/local-premount/dormouse" "$root/premount"
+cp "$srcdir/data/dracut/90dormouse/dormouse-resume.sh" "$root/dracut-hook"
+printf "DORMOUSE_LANGUAGE='de'\nDORMOUSE_THEMES_DIR='/usr/share/dormouse/themes'\nDORMOUSE_FONTS_DIR='/usr/share/dormouse/fonts'\n" \
+	>"$root/conf/conf.d/dormouse"
+
+# run RC CMDLINE [VAR=VALUE...]: the premount script with dormouse exiting RC.
+run()
+{
+	rc=$1 cmdline=$2
+	shift 2
+	rm -f "$root/tmp/calls" "$root/tmp/log" "$root/tmp/plymouth"
+	echo "$rc" >"$root/tmp/rc"
+	echo "$cmdline" >"$root/proc/cmdline"
+	cp "$root/dormouse.fake" "$root/bin/dormouse"
+	env -i PATH=/bin DORMOUSE_REFUSED_PAUSE=0 "$@" "$chroot" "$root" /bin/sh /premount
+}
+calls() { cat "$root/tmp/calls" 2>/dev/null; }
+logged() { grep -q "$1" "$root/tmp/log" 2>/dev/null; }
+
+run 1 "root=/dev/vda1 resume=/dev/vdb"
+check "premount: no image (1) lets the boot go on" test $? = 0
+check "premount: dormouse resume ran without options (it reads resume= itself)" \
+	test "$(calls | sed -n 's/^args://p')" = "resume"
+check "premount: LANG is C.UTF-8 and LANGUAGE the system's (de)" \
+	sh -c 'calls() { cat "$1/tmp/calls"; }; calls "$1" | grep -qx "LANG=C.UTF-8 LANGUAGE=de"' sh "$root"
+check "premount: the theme and font directories are passed on" \
+	sh -c 'grep -qx "THEMES=/usr/share/dormouse/themes FONTS=/usr/share/dormouse/fonts" "$1/tmp/calls"' sh "$root"
+check "premount: no image is quiet" test ! -s "$root/tmp/log"
+
+run 3 "root=/dev/vda1 resume=/dev/vdb"
+check "premount: a refused image (3) lets the boot go on" test $? = 0
+check "premount: a refused image is reported" logged "not restored"
+
+run 2 "root=/dev/vda1"
+check "premount: a configuration error (2) lets the boot go on" test $? = 0
+check "premount: a configuration error is reported with its status" logged "status 2"
+
+run 1 "root=/dev/vda1 quiet" RESUME=UUID=0a1b2c3d
+check "premount: RESUME from conf.d/resume is passed when resume= is absent" \
+	test "$(calls | sed -n 's/^args://p')" = "resume --resume-device UUID=0a1b2c3d"
+
+run 1 "root=/dev/vda1 resume=/dev/vdb" RESUME=UUID=0a1b2c3d
+check "premount: resume= on the command line wins over conf.d/resume" \
+	test "$(calls | sed -n 's/^args://p')" = "resume"
+
+echo "Resume_Device = /dev/vdc" >"$root/etc/dormouse.conf"
+run 1 "root=/dev/vda1" RESUME=UUID=0a1b2c3d
+check "premount: \"resume device\" in dormouse.conf wins over conf.d/resume" \
+	test "$(calls | sed -n 's/^args://p')" = "resume"
+rm -f "$root/etc/dormouse.conf"
+
+run 1 "root=/dev/vda1 resume=/dev/vdb noresume"
+check "premount: with noresume dormouse still runs (and discards the image)" \
+	test "$(calls | sed -n 's/^args://p')" = "resume"
+
+run 1 "root=/dev/vda1 resume=/dev/vdb" LANGUAGE=fr LANG=fr_FR.UTF-8
+check "premount: LANGUAGE and LANG from the boot command line are kept" \
+	sh -c 'grep -qx "LANG=fr_FR.UTF-8 LANGUAGE=fr" "$1/tmp/calls"' sh "$root"
+
+cp "$root/plymouth.fake" "$root/bin/plymouth"
+run 1 "root=/dev/vda1 resume=/dev/vdb"
+check "premount: plymouth lets go of the display and takes it back" \
+	test "$(tr '\n' ' ' <"$root/tmp/plymouth")" = "plymouth --ping plymouth deactivate plymouth reactivate "
+rm -f "$root/bin/plymouth"
+
+rm -f "$root/tmp/calls"
+out=$(env -i PATH=/bin "$chroot" "$root" /bin/sh /premount prereqs)
+check "premount: \"prereqs\" answers without running dormouse" test -z "$out" -a ! -e "$root/tmp/calls"
+
+rm -f "$root/bin/dormouse" "$root/tmp/calls"
+env -i PATH=/bin "$chroot" "$root" /bin/sh /premount
+check "premount: without dormouse in the initramfs it does nothing" test $? = 0 -a ! -e "$root/tmp/calls"
+
+# --- the dracut hook: sourced, so it must return, not exit ---------------------
+dracut_run()
+{
+	rm -f "$root/tmp/calls" "$root/tmp/log"
+	echo "$1" >"$root/tmp/rc"
+	cp "$root/dormouse.fake" "$root/bin/dormouse"
+	env -i PATH=/bin DORMOUSE_REFUSED_PAUSE=0 "$chroot" "$root" /bin/sh -c \
+		'. /lib/dracut-lib.sh; . /dracut-hook; echo after-hook'
+}
+out=$(dracut_run 3)
+check "dracut: a refused image is reported" logged "not restored"
+check "dracut: the hook returns to dracut afterwards" test "$out" = "after-hook"
+out=$(dracut_run 1)
+check "dracut: no image is quiet and returns" test "$out" = "after-hook" -a ! -s "$root/tmp/log"
+
+# --- the initramfs-tools hook against stand-ins for hook-functions -------------
+host="$tmp/host"
+mkdir -p "$host/bin" "$host/etc" "$host/share/dormouse/themes/default" \
+	"$host/share/dormouse/themes/nocturne" "$host/share/dormouse/fonts" \
+	"$host/share/locale/de/LC_MESSAGES" "$host/dest"
+printf '#!/bin/sh\n' >"$host/bin/dormouse"
+chmod +x "$host/bin/dormouse"
+touch "$host/share/dormouse/themes/default/theme.conf" "$host/share/dormouse/themes/nocturne/theme.conf" \
+	"$host/share/dormouse/themes/nocturne/moon.png" "$host/share/dormouse/fonts/DejaVuSans.ttf" \
+	"$host/share/locale/de/LC_MESSAGES/dormouse.mo"
+cat >"$host/hook-functions" <<'SH'
+copy_exec() { echo "copy_exec $*" >>"$LOG"; }
+copy_file() { echo "copy_file $*" >>"$LOG"; }
+manual_add_modules() { echo "manual_add_modules $*" >>"$LOG"; }
+copy_modules_dir() { echo "copy_modules_dir $*" >>"$LOG"; }
+SH
+sed -e "s|@bindir[@]|$host/bin|g" -e "s|@sysconfdir[@]|$host/etc|g" \
+	-e "s|@pkgdatadir[@]|$host/share/dormouse|g" -e "s|@localedir[@]|$host/share/locale|g" \
+	-e "s|^\. /usr/share/initramfs-tools/hook-functions|. $host/hook-functions|" \
+	"$srcdir/data/initramfs-tools/hooks/dormouse.in" >"$host/hook"
+hook()
+{
+	rm -rf "$host/log" "$host/dest"
+	mkdir -p "$host/dest"
+	env LOG="$host/log" DESTDIR="$host/dest" MODULES="${1:-most}" sh "$host/hook" 2>"$host/err"
+}
+has() { grep -q -- "$1" "$host/log"; }
+
+printf 'theme = "nocturne"   # the night one\n' >"$host/etc/dormouse.conf"
+hook most
+check "hook: succeeds" test $? = 0
+check "hook: copies the binary with its libraries" has "^copy_exec $host/bin/dormouse /bin/dormouse$"
+check "hook: copies the configuration" has "^copy_file config $host/etc/dormouse.conf /etc/dormouse.conf$"
+check "hook: copies the default theme" has "themes/default/theme.conf"
+check "hook: copies the configured theme (quoted, with a comment)" has "themes/nocturne/moon.png"
+check "hook: copies the fonts" has "fonts/DejaVuSans.ttf"
+check "hook: copies the catalogs" has "de/LC_MESSAGES/dormouse.mo"
+check "hook: takes the DRM drivers (MODULES=most)" has "^copy_modules_dir kernel/drivers/gpu/drm"
+check "hook: records the data directories for the boot script" \
+	grep -q "^DORMOUSE_THEMES_DIR='$host/share/dormouse/themes'$" "$host/dest/conf/conf.d/dormouse"
+
+hook list
+check "hook: MODULES=list adds no driver" sh -c '! grep -q "modules" "$1"' sh "$host/log"
+
+printf 'splash = text\ntheme = nocturne\n' >"$host/etc/dormouse.conf"
+hook most
+check "hook: splash = text copies no theme, font or driver" \
+	sh -c '! grep -q -e themes/ -e fonts/ -e copy_modules_dir "$1"' sh "$host/log"
+
+printf 'theme = nosuch\n' >"$host/etc/dormouse.conf"
+hook most
+check "hook: an unknown theme is reported and the default is used" \
+	sh -c 'grep -q "nosuch" "$1/err" && grep -q themes/default "$1/log"' sh "$host"
+
+rm -f "$host/bin/dormouse"
+hook most
+check "hook: without the binary (package removed) it copies nothing" test ! -s "$host/log"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
