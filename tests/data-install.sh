@@ -131,5 +131,11 @@ if [ -x "$builddir/dormouse" ]; then
 		sh -c 'printf "%s" "$1" | grep -q "all-keys.conf:[0-9]*:.*no such key"' sh "$out"
 fi
 
+# Uninstall removes everything but the administrator's changed file.
+(cd "$builddir" && $MAKE -s uninstall DESTDIR="$dest") >/dev/null 2>&1
+left=$(cd "$dest" && find . -type f ! -path './unit-check/*' ! -name all-keys.conf | sort | tr '\n' ' ')
+check "make uninstall leaves only the changed $sysconfdir/dormouse.conf${left:+ ($left)}" \
+	test "$left" = ".$sysconfdir/dormouse.conf "
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
