@@ -47,7 +47,7 @@ languages=$(sed -e 's/#.*//' "$srcdir/po/LINGUAS" | tr -s ' \t' '\n\n' | grep -v
 
 # --- POTFILES.in: complete and existing ---------------------------------
 grep -v '^[[:space:]]*#' "$srcdir/po/POTFILES.in" | grep -v '^[[:space:]]*$' | sort >"$tmp/listed"
-(cd "$srcdir" && grep -rlE '(^|[^A-Za-z0-9_])(N_|_|ngettext)\(' src kernel --include='*.c' |
+(cd "$srcdir" && grep -rlE '(^|[^A-Za-z0-9_])(N_|_|ngettext)\(' src kernel themes --include='*.c' |
 	sort) >"$tmp/using"
 missing=$(comm -13 "$tmp/listed" "$tmp/using")
 if [ -z "$missing" ]; then
