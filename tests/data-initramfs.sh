@@ -30,7 +30,7 @@ check()
 
 busybox=$(command -v busybox 2>/dev/null || true)
 chroot=$(command -v chroot 2>/dev/null || true)
-if [ "$(id -u)" != 0 ] || [ -z "$busybox" ] || [ -z "$chroot" ] || ! file -L "$busybox" 2>/dev/null | grep -q 'statically linked'; then
+if [ "$(id -u)" != 0 ] || [ -z "$busybox" ] || [ -z "$chroot" ]; then
 	echo "1..0 # SKIP needs root, chroot and a static busybox (busybox-static)"
 	exit 0
 fi
@@ -44,7 +44,11 @@ mkdir -p "$root/bin" "$root/scripts" "$root/conf/conf.d" "$root/etc" "$root/proc
 	"$root/lib" "$root/dev"
 mknod -m 666 "$root/dev/null" c 1 3 || exit 99
 cp "$busybox" "$root/bin/busybox"
-"$chroot" "$root" /bin/busybox --install -s /bin
+# Only a static busybox runs alone in the chroot.
+if ! "$chroot" "$root" /bin/busybox --install -s /bin 2>/dev/null; then
+	echo "1..0 # SKIP $busybox does not run in an empty chroot (install busybox-static)"
+	exit 0
+fi
 cat >"$root/scripts/functions" <<'SH'
 log_warning_msg() { echo "W: $*" >>/tmp/log; }
 SH
