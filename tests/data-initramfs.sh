@@ -160,6 +160,27 @@ check "dracut: the hook returns to dracut afterwards" test "$out" = "after-hook"
 out=$(dracut_run 1)
 check "dracut: no image is quiet and returns" test "$out" = "after-hook" -a ! -s "$root/tmp/log"
 
+# --- dormouse-sleep-hooks (systemd side), in the same chroot ----------------------
+mkdir -p "$root/etc/systemd/system-sleep" "$root/usr/lib/systemd/system-sleep"
+cp "$srcdir/data/systemd/dormouse-sleep-hooks.in" "$root/sleep-hooks"
+for h in usr/lib/systemd/system-sleep/20-vendor usr/lib/systemd/system-sleep/10-both \
+	etc/systemd/system-sleep/10-both usr/lib/systemd/system-sleep/30-fails \
+	usr/lib/systemd/system-sleep/40-after; do
+	printf '#!/bin/sh\necho "%s $1 $2 $SYSTEMD_SLEEP_ACTION" >>/tmp/hooks\n' "$h" >"$root/$h"
+	chmod +x "$root/$h"
+done
+printf '#!/bin/sh\nexit 1\n' >"$root/usr/lib/systemd/system-sleep/30-fails"
+ln -s /dev/null "$root/etc/systemd/system-sleep/20-vendor"
+rm -f "$root/tmp/hooks"
+env -i PATH=/bin "$chroot" "$root" /bin/sh /sleep-hooks pre hibernate 2>"$tmp/hooks.err"
+check "sleep hooks: succeed even when a hook fails" test $? = 0
+check "sleep hooks: by name, /etc overrides, /dev/null masks, with the arguments" \
+	test "$(tr '\n' '|' <"$root/tmp/hooks")" = \
+	"etc/systemd/system-sleep/10-both pre hibernate hibernate|usr/lib/systemd/system-sleep/40-after pre hibernate hibernate|"
+check "sleep hooks: a failing hook is reported" grep -q "30-fails pre hibernate failed" "$tmp/hooks.err"
+env -i PATH=/bin "$chroot" "$root" /bin/sh /sleep-hooks sideways hibernate 2>/dev/null
+check "sleep hooks: refuse anything but pre or post" test $? = 2
+
 # --- the initramfs-tools hook against stand-ins for hook-functions -------------
 host="$tmp/host"
 mkdir -p "$host/bin" "$host/etc" "$host/share/dormouse/themes/default" \
