@@ -204,7 +204,7 @@ static void test_waiting_for_a_device(void)
         snprintf(path, sizeof(path), "%s/late", dev);
         CHECK_INT(dmo_wait_for_device(path, 100), ==, -ETIMEDOUT);
         double ms = elapsed_ms(&t0);
-        CHECK(ms >= 95 && ms < 2000);
+        CHECK(ms >= 95 && ms < 10000); /* waited for the timeout, did not hang */
 
         /* Appears after ~150 ms, through sysfs first. */
         REQUIRE(dmo_test_sh("(sleep 0.15; mkdir -p '%s/dev/block/253:7' && "
@@ -213,7 +213,7 @@ static void test_waiting_for_a_device(void)
                             sys, sys, dev) == 0);
         clock_gettime(CLOCK_MONOTONIC, &t0);
         CHECK_INT(dmo_resume_device_wait("253:7", dev, sys, 5000, path, sizeof(path)), ==, 0);
-        CHECK(elapsed_ms(&t0) < 4000);
+        CHECK(elapsed_ms(&t0) < 10000);
         CHECK_STR_CONTAINS(path, "/wdev/late");
         CHECK_INT(dmo_wait_for_device(path, 0), ==, 0);
         CHECK_INT(dmo_resume_device_wait("253:8", dev, sys, 50, path, sizeof(path)), ==,
