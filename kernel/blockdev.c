@@ -18,6 +18,7 @@ struct dmo_blockdev {
         dev_t rdev;
         const struct dmo_fault_plan *faults;
         uint64_t reads, writes; /* calls so far, for eio-*@N */
+        bool direct;            /* O_DIRECT is on */
         char path[];
 };
 
@@ -35,6 +36,7 @@ int dmo_blockdev_open(const char *path, bool writable, const struct dmo_fault_pl
                 return -errno;
         uint64_t size;
         dev_t rdev = 0;
+        bool direct = false;
         if (S_ISBLK(st.st_mode)) {
                 if (ioctl(fd, BLKGETSIZE64, &size) < 0)
                         return -errno;
@@ -43,6 +45,16 @@ int dmo_blockdev_open(const char *path, bool writable, const struct dmo_fault_pl
                 size = (uint64_t)st.st_size;
         } else {
                 return -ENOTBLK;
+        }
+        /* A block device is written around the page cache: after the
+         * snapshot the kernel is short of memory and cannot write back, and
+         * on resume cached pages would only compete with the image. Every
+         * transfer dormouse makes is page aligned; should a device refuse
+         * one, the first refusal turns direct I/O off (see retry_buffered). */
+        if (S_ISBLK(st.st_mode)) {
+                int fl = fcntl(fd, F_GETFL);
+                if (fl >= 0 && fcntl(fd, F_SETFL, fl | O_DIRECT) == 0)
+                        direct = true;
         }
 
         size_t plen = strlen(path) + 1;
@@ -54,8 +66,22 @@ int dmo_blockdev_open(const char *path, bool writable, const struct dmo_fault_pl
         d->size = size;
         d->rdev = rdev;
         d->faults = faults;
+        d->direct = direct;
         *out = d;
         return 0;
+}
+
+/* O_DIRECT refuses misaligned transfers with EINVAL: go through the page
+ * cache from then on rather than fail the hibernation. */
+static bool retry_buffered(struct dmo_blockdev *d, int err)
+{
+        if (err != EINVAL || !d->direct)
+                return false;
+        int fl = fcntl(d->fd, F_GETFL);
+        if (fl < 0 || fcntl(d->fd, F_SETFL, fl & ~O_DIRECT) < 0)
+                return false;
+        d->direct = false;
+        return true;
 }
 
 static int check_range(const struct dmo_blockdev *d, size_t len, uint64_t off)
@@ -78,7 +104,7 @@ int dmo_blockdev_pread(struct dmo_blockdev *d, void *buf, size_t len, uint64_t o
         while (len > 0) {
                 ssize_t got = pread(d->fd, p, len, (off_t)off);
                 if (got < 0) {
-                        if (errno == EINTR)
+                        if (errno == EINTR || retry_buffered(d, errno))
                                 continue;
                         return -errno;
                 }
@@ -108,7 +134,7 @@ int dmo_blockdev_pwrite(struct dmo_blockdev *d, const void *buf, size_t len, uin
                         chunk /= 2;
                 ssize_t put = pwrite(d->fd, p, chunk, (off_t)off);
                 if (put < 0) {
-                        if (errno == EINTR)
+                        if (errno == EINTR || retry_buffered(d, errno))
                                 continue;
                         return -errno;
                 }

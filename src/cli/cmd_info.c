@@ -16,7 +16,7 @@ static const char *fault_text(enum dmo_image_fault f)
 {
         switch (f) {
         case DMO_FAULT_NONE:
-                return _("sound");
+                return _("intact");
         case DMO_FAULT_NOT_SWAP:
                 return _("not a swap area");
         case DMO_FAULT_FOREIGN:

@@ -94,8 +94,8 @@ static int report(const struct dmo_cli_common *c, const struct dmo_resume_config
         fprintf(stderr, "%s\n",
                 res->signature_cleared
                     ? _("dormouse: the swap area is usable again; booting normally. Do not "
-                        "repair file systems that were mounted when the system hibernated "
-                        "by hand: their state was saved in the lost image.")
+                        "repair by hand the file systems that were mounted when the system "
+                        "hibernated: their state was saved in the lost image.")
                     : _("dormouse: could not restore the swap signature; run mkswap on the "
                         "resume device before enabling swap."));
         return DMO_EXIT_REFUSED;
