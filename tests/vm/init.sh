@@ -88,10 +88,12 @@ after_swap_checks() {
 
 dormouse_hibernate() {
 	delay=$(arg vmdelay 0)
-	set -- hibernate --resume-device /dev/vda --splash=kms --shutdown platform
+	set -- hibernate --resume-device /dev/vda --splash=$(arg vmsplash kms) --shutdown platform
 	[ "$delay" != 0 ] && set -- "$@" --debug-step-delay "$delay"
-	say "DORMOUSE hibernate start: dormouse $*"
-	dormouse "$@"
+	say "DORMOUSE hibernate start: dormouse $* </dev/tty1"
+	# Keys typed on the VM's keyboard (QEMU sendkey) reach the foreground
+	# VT, not the serial console: dormouse reads them from its stdin tty.
+	dormouse "$@" < /dev/tty1
 	rc=$?
 	# rc 0: we are in the restored system; 5: aborted and thawed.
 	say "DORMOUSE hibernate rc=$rc token=$(cat /tmp/token 2>/dev/null)"
@@ -102,7 +104,7 @@ dormouse_hibernate() {
 dormouse_resume() {
 	say "SIG $(signature)"
 	delay=$(arg vmdelay 0)
-	set -- resume --resume-device /dev/vda --splash=kms
+	set -- resume --resume-device /dev/vda --splash=$(arg vmsplash kms)
 	[ "$delay" != 0 ] && set -- "$@" --debug-step-delay "$delay"
 	say "DORMOUSE resume start: dormouse $*"
 	dormouse "$@"

@@ -513,7 +513,7 @@ class VM:
         self.name = name
         self.sock = h.work / f"mon-{name}.sock"
         self.logpath = h.work / f"serial-{name}.log"
-        self.append = f"{BASE_APPEND} vmtest={vmtest} {extra_append}".strip()
+        self.append = f"{BASE_APPEND} vmtest={vmtest} {extra_append} {h.args.append}".strip()
         self.disk = disk
         self.lines = []  # (t, text)
         self.cond = threading.Condition()
@@ -810,7 +810,8 @@ def scenario_kernel_baseline(h):
         check_restored_workload(vm, checksum, token, counter)
         expect_exit(vm, "power-off after the check")
         h.figures["kernel-baseline"] = {"hibernate_s": t_exit - t_start,
-                                        "resume_s": t_alive - vm.start_t, "image_kib": kib}
+                                        "resume_s": t_alive - vm.start_t, "image_kib": kib,
+                                        "stored_kib": kib}
     return f"hibernate {t_exit - t_start:.2f} s, resume {t_alive - vm.start_t:.2f} s, image {kib} KiB"
 
 
@@ -846,7 +847,14 @@ def dormouse_boot1(h, name, disk, extra_append="", screenshots=None, abort_after
         res["counter"] = last_tick(vm)
         res["rc"] = int(hit[2].group(1)) if hit else None
         if res["t_exit"] is None:
-            raise Failure(f"{name}: QEMU still running at the boot timeout:\n{vm.tail()}")
+            shot = vm.screendump(h.work / f"{name}-timeout.ppm")
+            where = ""
+            if shot:
+                png = OUT / f"{name}-timeout.png"
+                OUT.mkdir(exist_ok=True)
+                Frame(shot).write_png(png)
+                where = f" (screen: {png})"
+            raise Failure(f"{name}: QEMU still running at the boot timeout{where}:\n{vm.tail()}")
     return res
 
 
@@ -885,13 +893,15 @@ def dormouse_resume_boot(h, name, disk, res, extra_append="", screenshots=None):
 
 
 def image_kib(h, disk):
+    """(memory image KiB, stored KiB) from `dormouse info --json`, or (None, None)."""
     info = h.dormouse_info(disk)
-    if not info:
-        return None
-    for key in ("image_bytes", "image_size", "stored_bytes", "size"):
-        if isinstance(info.get(key), int):
-            return info[key] // 1024
-    return None
+    hdr = (info or {}).get("header") or {}
+    raw, stored = hdr.get("raw_bytes"), hdr.get("stored_bytes")
+    if info is not None:
+        log(f"dormouse info: status {info.get('status')}, {hdr.get('image_pages')} pages, "
+            f"raw {raw} bytes, stored {stored} bytes ({hdr.get('compression')})")
+    return (raw // 1024 if isinstance(raw, int) else None,
+            stored // 1024 if isinstance(stored, int) else None)
 
 
 def scenario_dormouse_roundtrip(h):
@@ -899,12 +909,22 @@ def scenario_dormouse_roundtrip(h):
     disk = h.new_disk("rt")
     res = dormouse_boot1(h, "rt-1", disk)
     require_powered_off(res)
-    kib = image_kib(h, disk)
+    kib, stored = image_kib(h, disk)
     vm, t_alive, _ = dormouse_resume_boot(h, "rt-2", disk, res)
     fig = {"hibernate_s": res["t_exit"] - res["t_start"], "resume_s": t_alive - vm.start_t,
-           "image_kib": kib}
+           "image_kib": kib, "stored_kib": stored}
     h.figures["dormouse-roundtrip"] = fig
-    return f"hibernate {fig['hibernate_s']:.2f} s, resume {fig['resume_s']:.2f} s, image {kib} KiB"
+    return (f"hibernate {fig['hibernate_s']:.2f} s, resume {fig['resume_s']:.2f} s, "
+            f"image {kib} KiB stored as {stored} KiB{kernel_warnings(vm)}")
+
+
+def kernel_warnings(vm):
+    """A note naming kernel WARN splats in the serial log (reported, not failed)."""
+    hits = vm.find_all(r"WARNING: CPU: \d+ PID: \d+ at (\S+)")
+    if not hits:
+        return ""
+    where = sorted({m.group(1) for _, _, m in hits})
+    return f"; NOTE {len(hits)} kernel WARNING(s) at {', '.join(where)} in {vm.logpath}"
 
 
 def save_pngs(shots, dest, prefix):
@@ -1068,8 +1088,10 @@ def corrupt_image(h, disk):
                     if isinstance(off, int):
                         span = (off, off + 4096)
                         break
+    limit = ((info or {}).get("header") or {}).get("map_offset")
     if span is None:
-        # the data extents of the sparse file: the image is nearly all of it
+        # the data extents of the sparse file below the map and header: the
+        # chunk stream is nearly all of it
         extents, pos = [], 0
         with open(disk, "rb") as f:
             fd = f.fileno()
@@ -1079,7 +1101,9 @@ def corrupt_image(h, disk):
                 except OSError:
                     break
                 end = os.lseek(fd, start, os.SEEK_HOLE)
-                extents.append((start, end))
+                if isinstance(limit, int) and start >= limit:
+                    break
+                extents.append((start, min(end, limit) if isinstance(limit, int) else end))
                 pos = end
         total = sum(e - s for s, e in extents)
         # skip the first 64 KiB (swap header, image header) and aim at the middle
@@ -1171,6 +1195,8 @@ def main():
     ap.add_argument("--step-delay", type=int, default=20,
                     help="--debug-step-delay MS for the splash and abort scenarios")
     ap.add_argument("--shot-interval", type=float, default=0.4, help="seconds between screendumps")
+    ap.add_argument("--append", default="",
+                    help="extra kernel command line for every boot (e.g. vmsplash=text vmmib=50)")
     ap.add_argument("--boot", choices=["pvh", "bzimage"], default="pvh",
                     help="boot the extracted ELF vmlinux (PVH, default: faster) or the bzImage")
     ap.add_argument("--accel", choices=["auto", "tcg", "kvm"], default="auto")
@@ -1229,10 +1255,12 @@ def main():
         if h.figures:
             log("timings (host clock; hibernate = command to QEMU exit, "
                 "resume = QEMU start of boot 2 to the workload's first tick)")
-            log(f"{'':20} {'hibernate':>10} {'resume':>8} {'image':>12}")
+            log(f"{'':20} {'hibernate':>10} {'resume':>8} {'image':>12} {'stored':>12}")
             for name, f in h.figures.items():
                 img = f"{f['image_kib']} KiB" if f.get("image_kib") else "?"
-                log(f"{name:20} {f['hibernate_s']:9.2f}s {f['resume_s']:7.2f}s {img:>12}")
+                st = f"{f['stored_kib']} KiB" if f.get("stored_kib") else "?"
+                log(f"{name:20} {f['hibernate_s']:9.2f}s {f['resume_s']:7.2f}s {img:>12} {st:>12}")
+            log(f"host load average {os.getloadavg()[0]:.1f} (other jobs on the machine skew these)")
         if args.demo and (OUT / "splash-on-screen").exists():
             print(f"screenshots: {OUT / 'splash-on-screen'}", flush=True)
         log(f"total {time.monotonic() - t_all:.1f} s")
