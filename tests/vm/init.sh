@@ -83,6 +83,9 @@ check_workload() {
 after_swap_checks() {
 	say "SIG $(signature)"
 	say "BLKID $(blkid -p /dev/vda 2>&1)"
+	# After an abort the area is still the active swap: take it off first,
+	# so that swapon really reads the signature on the disk.
+	grep -q '^/dev/vda ' /proc/swaps && swapoff /dev/vda
 	if swapon /dev/vda; then say "SWAPON ok"; swapoff /dev/vda; else say "SWAPON failed"; fi
 }
 
