@@ -152,6 +152,7 @@ int dmo_cmd_hibernate(int argc, char **argv)
         hc.hooks.devices_thawed = dmo_display_devices_thawed;
         hc.hooks.before_freeze = dmo_display_before_freeze;
         hc.hooks.after_freeze = dmo_display_after_freeze;
+        hc.hooks.before_snapshot = dmo_display_before_snapshot;
 
         struct dmo_hibernate_result res;
         r = dmo_engine_hibernate(snap, &hc, &res);

@@ -169,11 +169,25 @@ void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
         *out = d;
 }
 
-void dmo_display_devices_thawed(void *display)
+void dmo_display_before_snapshot(void *display)
 {
         struct dmo_display *d = display;
         if (d && d->renderer)
-                dmo_renderer_force_full(d->renderer);
+                dmo_renderer_stop(d->renderer);
+}
+
+void dmo_display_devices_thawed(void *display)
+{
+        struct dmo_display *d = display;
+        if (!d || !d->renderer)
+                return;
+        dmo_renderer_force_full(d->renderer);
+        /* Stopped for the snapshot (hibernate), running (resume): start() says
+         * -EBUSY when it already runs. The thread is created by the freezing
+         * thread, so it is exempt from the freezer like its parent. */
+        int r = dmo_renderer_start(d->renderer);
+        if (r < 0 && r != -EBUSY)
+                dmo_cli_note(_("the splash stopped: its thread could not be restarted"));
 }
 
 void dmo_display_before_freeze(void *display)

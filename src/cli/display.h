@@ -17,7 +17,10 @@ struct dmo_display;
 void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
                        struct dmo_progress *progress, struct dmo_display **out);
 
-/* Engine hook: the kernel froze and thawed the devices; repaint in full. */
+/* Engine hooks around SNAPSHOT_CREATE_IMAGE: drawing stops while the kernel
+ * suspends the devices and starts again, in full, when they are back. */
+void dmo_display_before_snapshot(void *display);
+
 void dmo_display_devices_thawed(void *display);
 
 /* Engine hooks around SNAPSHOT_FREEZE: the renderer thread is stopped

@@ -251,7 +251,13 @@ static int snapshot(struct hibernation *h, int *in_suspend)
         h->res->stats.freeze_s = timer_lap(&t);
 
         dmo_progress_set_phase(cfg->progress, DMO_PHASE_SNAPSHOT);
+        if (cfg->hooks.before_snapshot)
+                cfg->hooks.before_snapshot(cfg->hooks.ctx);
         r = snap->ops->create_image(snap, in_suspend);
+        /* Devices are back (after a failure too, and, with in_suspend == 0,
+         * in the restored system): the screen must be drawn anew. */
+        if (cfg->hooks.devices_thawed)
+                cfg->hooks.devices_thawed(cfg->hooks.ctx);
         if (r < 0)
                 return fail(h->res, DMO_STEP_CREATE_IMAGE, r);
         h->image_ready = true;
@@ -389,17 +395,12 @@ int dmo_engine_hibernate(struct dmo_snapshot *snap, const struct dmo_hibernate_c
         if (r < 0)
                 goto out;
         if (!in_suspend) {
-                /* Second return of create_image: the restored system runs, and
-                 * video memory was not part of the image. */
-                if (cfg->hooks.devices_thawed)
-                        cfg->hooks.devices_thawed(cfg->hooks.ctx);
+                /* Second return of create_image: the restored system runs. */
                 unwind(&h);
                 dmo_progress_set_phase(cfg->progress, DMO_PHASE_DONE);
                 res->outcome = DMO_HIBERNATE_RESUMED;
                 goto out;
         }
-        if (cfg->hooks.devices_thawed)
-                cfg->hooks.devices_thawed(cfg->hooks.ctx);
         dmo_snapshot_checkpoint(snap, DMO_CP_IMAGE_CREATED);
 
         timer_start(&t);

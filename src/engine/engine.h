@@ -73,6 +73,9 @@ struct dmo_engine_hooks {
          * loaded (the moment to show the splash; a boot without an image
          * stays quiet). */
         void (*image_found)(void *ctx);
+        /* About to take the snapshot: the kernel will suspend every device,
+         * the display included, so nothing may draw until devices_thawed. */
+        void (*before_snapshot)(void *ctx);
         /* The kernel froze and thawed the devices (after create_image): the
          * screen must be redrawn in full. Called on the engine's thread. */
         void (*devices_thawed)(void *ctx);
