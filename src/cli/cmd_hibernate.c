@@ -27,7 +27,7 @@ static void usage(FILE *f)
                   "  --config FILE          default /etc/dormouse.conf\n"
                   "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
                   "  --sim-size SIZE --sim-seed N --sim-fault SPEC --sim-kernel-release R\n"
-                  "  --debug-step-delay MS  hold every 1% of the data phase (screenshots)\n"));
+                  "  --debug-step-delay MS  pause at each percent of the data phase (screenshots)\n"));
 }
 
 static void print_stats(const struct dmo_hibernate_result *res, uint64_t page_size)
