@@ -398,6 +398,7 @@ class Theme:
         get = lambda sec, key: cp.get(sec, key, fallback=None)
         self.bar = parse_colour(get("progress-bar", "color"))
         self.bar_valign = float(get("progress-bar", "valign") or 0.5)
+        self.bar_width = int(get("progress-bar", "width") or 480)
         self.detail = parse_colour(get("detail", "color"))
         self.detail_valign = float(get("detail", "valign") or 0.8)
         bg = [parse_colour(get("background", k)) for k in ("color", "color2")]
@@ -816,7 +817,9 @@ def scenario_kernel_baseline(h):
 
 
 def dormouse_boot1(h, name, disk, extra_append="", screenshots=None, abort_after=None):
-    """Boot 1 with dormouse hibernating. Returns a dict of what happened."""
+    """Boot 1 with dormouse hibernating. Returns a dict of what happened.
+
+    abort_after: press Esc once the bar's fill reaches this fraction."""
     res = {"shots": []}
     with VM(h, name, "dm-hibernate", disk, extra_append) as vm:
         res["vm"] = vm
@@ -835,12 +838,16 @@ def dormouse_boot1(h, name, disk, extra_append="", screenshots=None, abort_after
                 p = vm.screendump(shots_dir / f"hib-{n:03d}.ppm")
                 if p:
                     res["shots"].append((time.monotonic() - t_start, p))
-                if (abort_after is not None and not aborted and p
-                        and time.monotonic() - t_start >= abort_after
-                        and frame_kind(Frame(p), h.theme) == "themed"):
-                    vm.sendkey("esc")
-                    res["t_esc"] = time.monotonic()
-                    aborted = True
+                if abort_after is not None and not aborted and p:
+                    fr = Frame(p)
+                    # the write phase: the bar is past the snapshot's share
+                    if frame_kind(fr, h.theme) == "themed":
+                        fill = bar_measure([fr], h.theme)[2][0]
+                        if fill >= abort_after * h.theme.bar_width:
+                            vm.sendkey("esc")
+                            res["t_esc"] = time.monotonic()
+                            res["esc_fill"] = fill / h.theme.bar_width
+                            aborted = True
                 time.sleep(screenshots or 0.3)
         hit = vm.wait_for(r"VMTEST: DORMOUSE hibernate rc=(\d+)", BOOT_TIMEOUT, idx)
         res["t_exit"] = vm.wait_exit()
@@ -964,8 +971,12 @@ def scenario_splash_on_screen(h):
     log(f"splash: {len(rs)} screendumps during resume, {len(rthemed)} themed")
     if not rthemed:
         raise Failure(f"no themed frame on screen during resume ({len(rs)} screendumps, see {out})")
+    ry, _, rwidths = bar_measure(rthemed, h.theme)
+    log(f"splash: resume bar row {ry}, fill widths {rwidths}")
+    if any(b < a for a, b in zip(rwidths, rwidths[1:])):
+        raise Failure(f"resume bar fill went backwards: {rwidths} (see {out})")
     return (f"{len(themed)} themed hibernate frames, bar {widths[0]}→{widths[-1]} px; "
-            f"{len(rthemed)} themed resume frames; PNGs in {out}")
+            f"{len(rthemed)} themed resume frames, bar {rwidths[0]}→{rwidths[-1]} px; PNGs in {out}")
 
 
 def scenario_abort(h):
@@ -973,11 +984,12 @@ def scenario_abort(h):
     disk = h.new_disk("abort")
     out = h.out_dir("abort")
     res = dormouse_boot1(h, "abort-1", disk, f"vmdelay={h.args.step_delay}",
-                         screenshots=0.3, abort_after=1.0)
+                         screenshots=0.3, abort_after=0.15)
     save_pngs(res["shots"], out, "abort")
     vm = res["vm"]
     if "t_esc" not in res:
-        raise Failure(f"{vm.name}: no themed frame seen, so Esc was never sent (see {out})")
+        raise Failure(f"{vm.name}: no frame showed the write phase (bar past 15%), so Esc was "
+                      f"never sent (see {out})")
     if res["rc"] != RC_ABORTED:
         raise Failure(f"{vm.name}: dormouse hibernate rc={res['rc']} after Esc, expected "
                       f"{RC_ABORTED}; serial log {vm.logpath}:\n{vm.tail(25)}")
@@ -991,7 +1003,8 @@ def scenario_abort(h):
         raise Failure(f"{vm.name}: blkid after abort: {blkid and blkid[-1][2].group(1)}")
     if not swapon or swapon[-1][2].group(1) != "ok":
         raise Failure(f"{vm.name}: swapon after abort failed")
-    return f"Esc {res['t_esc'] - res['t_start']:.1f} s after start; thawed, workload intact, swap usable"
+    return (f"Esc at {res['esc_fill']:.0%} of the bar ({res['t_esc'] - res['t_start']:.1f} s after "
+            f"start); thawed, workload intact, swap usable{kernel_warnings(vm)}")
 
 
 def capture_until(vm, pattern, since, dest, prefix, interval):
