@@ -28,7 +28,7 @@ extern struct dmo_test_state dmo_test_state_;
         do {                                                                                       \
                 if (!(cond)) {                                                                     \
                         dmo_test_state_.current_failed = true;                                     \
-                        printf("# %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);         \
+                        printf("# %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);          \
                 }                                                                                  \
         } while (0)
 
@@ -89,6 +89,9 @@ int dmo_test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
                 return dmo_test_run(cases_, sizeof(cases_) / sizeof(cases_[0]));                   \
         }
 
-#define T(fn) {#fn, fn}
+#define T(fn)                                                                                      \
+        {                                                                                          \
+#fn, fn                                                                            \
+        }
 
 #endif

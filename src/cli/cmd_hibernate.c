@@ -12,22 +12,23 @@
 
 static void usage(FILE *f)
 {
-        fprintf(f, "%s",
-                _("Usage: dormouse hibernate [OPTIONS]\n"
-                  "Save memory to the swap area and power off.\n\n"
-                  "  --resume-device PATH   swap partition, swap file or image file\n"
-                  "  --resume-offset PAGES  swap header offset (swap files)\n"
-                  "  --compress lz4|zstd|none  (default lz4)\n"
-                  "  --compress-level N     0 = fast default\n"
-                  "  --image-size BYTES     preferred image size (kernel may go below)\n"
-                  "  --shutdown platform|shutdown|reboot|suspend\n"
-                  "  --splash kms|fbdev|text|png:DIR|none\n"
-                  "  --theme NAME           splash theme\n"
-                  "  --threads N            compression workers (0 = one per CPU)\n"
-                  "  --config FILE          default /etc/dormouse.conf\n"
-                  "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
-                  "  --sim-size SIZE --sim-seed N --sim-fault SPEC --sim-kernel-release R\n"
-                  "  --debug-step-delay MS  pause at each percent of the data phase (screenshots)\n"));
+        fprintf(
+            f, "%s",
+            _("Usage: dormouse hibernate [OPTIONS]\n"
+              "Save memory to the swap area and power off.\n\n"
+              "  --resume-device PATH   swap partition, swap file or image file\n"
+              "  --resume-offset PAGES  swap header offset (swap files)\n"
+              "  --compress lz4|zstd|none  (default lz4)\n"
+              "  --compress-level N     0 = fast default\n"
+              "  --image-size BYTES     preferred image size (kernel may go below)\n"
+              "  --shutdown platform|shutdown|reboot|suspend\n"
+              "  --splash kms|fbdev|text|png:DIR|none\n"
+              "  --theme NAME           splash theme\n"
+              "  --threads N            compression workers (0 = one per CPU)\n"
+              "  --config FILE          default /etc/dormouse.conf\n"
+              "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
+              "  --sim-size SIZE --sim-seed N --sim-fault SPEC --sim-kernel-release R\n"
+              "  --debug-step-delay MS  pause at each percent of the data phase (screenshots)\n"));
 }
 
 static void print_stats(const struct dmo_hibernate_result *res, uint64_t page_size)

@@ -28,9 +28,9 @@ enum dmo_dialog_kind {
 
 struct dmo_dialog {
         enum dmo_dialog_kind kind;
-        char prompt[256];      /* already translated */
-        unsigned bullets;      /* password: characters typed so far */
-        bool answer_yes;       /* question: the highlighted answer */
+        char prompt[256]; /* already translated */
+        unsigned bullets; /* password: characters typed so far */
+        bool answer_yes;  /* question: the highlighted answer */
 };
 
 struct dmo_scene {

@@ -29,8 +29,8 @@ static inline void dmo_fclosep(FILE **f)
                 fclose(*f);
 }
 
-#define _cleanup_free_ __attribute__((cleanup(dmo_freep)))
-#define _cleanup_close_ __attribute__((cleanup(dmo_closep)))
+#define _cleanup_free_   __attribute__((cleanup(dmo_freep)))
+#define _cleanup_close_  __attribute__((cleanup(dmo_closep)))
 #define _cleanup_fclose_ __attribute__((cleanup(dmo_fclosep)))
 
 #define dmo_steal_ptr(p)                                                                           \
