@@ -93,10 +93,11 @@ dormouse_hibernate() {
 	delay=$(arg vmdelay 0)
 	set -- hibernate --resume-device /dev/vda --splash=$(arg vmsplash kms) --shutdown platform
 	[ "$delay" != 0 ] && set -- "$@" --debug-step-delay "$delay"
-	say "DORMOUSE hibernate start: dormouse $* </dev/tty1"
+	stdin=$(arg vmstdin /dev/tty1)
+	say "DORMOUSE hibernate start: dormouse $* <$stdin"
 	# Keys typed on the VM's keyboard (QEMU sendkey) reach the foreground
 	# VT, not the serial console: dormouse reads them from its stdin tty.
-	dormouse "$@" < /dev/tty1
+	dormouse "$@" < "$stdin"
 	rc=$?
 	# rc 0: we are in the restored system; 5: aborted and thawed.
 	say "DORMOUSE hibernate rc=$rc token=$(cat /tmp/token 2>/dev/null)"
