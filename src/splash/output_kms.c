@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -76,6 +77,10 @@ struct kms_output {
         struct dmo_output base;
         int fd;
         bool retain;
+        /* DORMOUSE_DEBUG_TIMING: report when the first frame went to the
+         * screen, counted from the process's start (for the VM benchmark). */
+        bool report_first_frame;
+        double started_s; /* process start, CLOCK_BOOTTIME seconds */
         size_t n_heads;
         struct kms_head heads[MAX_HEADS];
 };
@@ -385,6 +390,8 @@ static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out
         if (!k)
                 return -ENOMEM;
         k->base.ops = &dmo_output_kms;
+        if (getenv("DORMOUSE_DEBUG_TIMING"))
+                k->report_first_frame = process_start_s(&k->started_s) == 0;
         k->fd = find_card(&args);
         if (k->fd < 0) {
                 err = k->fd;
@@ -491,6 +498,39 @@ static void mark_dirty(struct kms_head *h, const struct kms_buffer *b)
         h->need_dirty = false;
 }
 
+/* The process's start time in CLOCK_BOOTTIME seconds: /proc/self/stat
+ * field 22, in clock ticks since boot. */
+static int process_start_s(double *out)
+{
+        char buf[1024];
+        FILE *f = fopen("/proc/self/stat", "re");
+        if (!f)
+                return -errno;
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+        unsigned long long ticks = 0;
+        if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+                                "%*d %*d %*d %*d %llu",
+                         &ticks) != 1)
+                return -EINVAL;
+        long hz = sysconf(_SC_CLK_TCK);
+        *out = (double)ticks / (double)(hz > 0 ? hz : 100);
+        return 0;
+}
+
+static void report_first_frame(struct kms_output *k, const char *how)
+{
+        struct timespec now;
+        if (!k->report_first_frame || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+                return;
+        k->report_first_frame = false;
+        double t = (double)now.tv_sec + (double)now.tv_nsec / 1e9 - k->started_s;
+        fprintf(stderr, "dormouse: timing: first frame %s %.0f ms after the process started\n",
+                how, t * 1000.0);
+}
+
 static int first_frame(struct kms_head *h, int idx)
 {
         struct kms_output *k = h->out;
@@ -502,11 +542,13 @@ static int first_frame(struct kms_head *h, int idx)
                 h->queued = idx;
                 h->front =
                     1 - idx; /* nothing of ours on screen yet, but the other buffer is free */
+                report_first_frame(k, "flipped");
                 return 0;
         }
         if (drmModeSetCrtc(k->fd, h->crtc_id, b->fb_id, 0, 0, &h->connector_id, 1, &h->mode) != 0)
                 return -errno;
         h->front = idx;
+        report_first_frame(k, "set");
         return 0;
 }
 
