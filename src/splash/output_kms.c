@@ -91,6 +91,40 @@ struct kms_args {
         int timeout_ms;
 };
 
+/* The process's start time in CLOCK_BOOTTIME seconds: /proc/self/stat
+ * field 22, in clock ticks since boot. */
+static int process_start_s(double *out)
+{
+        char buf[1024];
+        FILE *f = fopen("/proc/self/stat", "re");
+        if (!f)
+                return -errno;
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+        unsigned long long ticks = 0;
+        if (!p || sscanf(p + 2,
+                         "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+                         "%*d %*d %*d %*d %llu",
+                         &ticks) != 1)
+                return -EINVAL;
+        long hz = sysconf(_SC_CLK_TCK);
+        *out = (double)ticks / (double)(hz > 0 ? hz : 100);
+        return 0;
+}
+
+static void report_first_frame(struct kms_output *k, const char *how)
+{
+        struct timespec now;
+        if (!k->report_first_frame || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+                return;
+        k->report_first_frame = false;
+        double t = (double)now.tv_sec + (double)now.tv_nsec / 1e9 - k->started_s;
+        fprintf(stderr, "dormouse: timing: first frame %s %.0f ms after the process started\n", how,
+                t * 1000.0);
+}
+
 static int parse_args(const char *arg, struct kms_args *a, char *dev, size_t dev_len)
 {
         a->device = NULL;
@@ -496,39 +530,6 @@ static void mark_dirty(struct kms_head *h, const struct kms_buffer *b)
         /* Drivers without a dirty hook say ENOSYS: they scan out memory directly. */
         drmModeDirtyFB(h->out->fd, b->fb_id, n ? clips : NULL, n);
         h->need_dirty = false;
-}
-
-/* The process's start time in CLOCK_BOOTTIME seconds: /proc/self/stat
- * field 22, in clock ticks since boot. */
-static int process_start_s(double *out)
-{
-        char buf[1024];
-        FILE *f = fopen("/proc/self/stat", "re");
-        if (!f)
-                return -errno;
-        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
-        unsigned long long ticks = 0;
-        if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-                                "%*d %*d %*d %*d %llu",
-                         &ticks) != 1)
-                return -EINVAL;
-        long hz = sysconf(_SC_CLK_TCK);
-        *out = (double)ticks / (double)(hz > 0 ? hz : 100);
-        return 0;
-}
-
-static void report_first_frame(struct kms_output *k, const char *how)
-{
-        struct timespec now;
-        if (!k->report_first_frame || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
-                return;
-        k->report_first_frame = false;
-        double t = (double)now.tv_sec + (double)now.tv_nsec / 1e9 - k->started_s;
-        fprintf(stderr, "dormouse: timing: first frame %s %.0f ms after the process started\n",
-                how, t * 1000.0);
 }
 
 static int first_frame(struct kms_head *h, int idx)
