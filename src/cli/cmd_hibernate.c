@@ -156,8 +156,12 @@ int dmo_cmd_hibernate(int argc, char **argv)
         hc.hooks.before_snapshot = dmo_display_before_snapshot;
 
         struct dmo_hibernate_result res;
+        char failure[512] = "";
         r = dmo_engine_hibernate(snap, &hc, &res);
-        dmo_display_stop(display, res.outcome == DMO_HIBERNATE_FAILED ? r : 0);
+        if (res.outcome == DMO_HIBERNATE_FAILED)
+                snprintf(failure, sizeof(failure), _("hibernation failed while %s (%s): %s"),
+                         dmo_cli_step_text(res.step), hc.target.path, strerror(-res.error));
+        dmo_display_stop(display, failure[0] ? failure : NULL);
         display = NULL;
 
         switch (res.outcome) {
@@ -180,8 +184,7 @@ int dmo_cmd_hibernate(int argc, char **argv)
                 status = DMO_EXIT_CANCELLED;
                 break;
         case DMO_HIBERNATE_FAILED:
-                dmo_cli_error(_("hibernation failed while %s (%s): %s"),
-                              dmo_cli_step_text(res.step), hc.target.path, strerror(-res.error));
+                dmo_cli_error("%s", failure);
                 if (res.error == -ENOSPC)
                         dmo_cli_note(_("the swap area is too small for this image: make it "
                                        "larger, or lower \"image size\" so the kernel frees "
@@ -195,7 +198,7 @@ int dmo_cmd_hibernate(int argc, char **argv)
                 break;
         }
 out:
-        dmo_display_stop(display, 0);
+        dmo_display_stop(display, NULL);
         dmo_snapshot_free(snap);
         dmo_progress_free(progress);
         dmo_cli_common_release(&c);

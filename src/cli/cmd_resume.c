@@ -27,8 +27,10 @@ static void usage(FILE *f)
               "again),\n4 simulated kernel: restored content differed.\n"));
 }
 
-static int report(const struct dmo_cli_common *c, const struct dmo_resume_config *rc,
-                  const struct dmo_resume_result *res)
+/* Says what happened; refusals and failures are also written into msg (for
+ * the splash), and printed by the caller. Returns the exit status. */
+static int report(const struct dmo_resume_config *rc, const struct dmo_resume_result *res,
+                  char *msg, size_t len)
 {
         const char *dev = rc->target.path;
         const struct dmo_engine_stats *s = &res->stats;
@@ -59,38 +61,47 @@ static int report(const struct dmo_cli_common *c, const struct dmo_resume_config
                 return DMO_EXIT_NO_IMAGE;
         case DMO_RESUME_NOT_SWAP:
                 if (res->step == DMO_STEP_OPEN_DEVICE)
-                        dmo_cli_error(_("%s: cannot open the resume device: %s"), dev,
-                                      strerror(-res->error));
+                        snprintf(msg, len, _("%s: cannot open the resume device: %s"), dev,
+                                 strerror(-res->error));
                 else
-                        dmo_cli_error(_("%s: no swap signature; run mkswap on it, or point "
-                                        "\"resume device\" at a swap area"),
-                                      dev);
+                        snprintf(msg, len,
+                                 _("%s: no swap signature; run mkswap on it, or point "
+                                   "\"resume device\" at a swap area"),
+                                 dev);
                 return DMO_EXIT_USAGE;
         case DMO_RESUME_REFUSED:
                 if (res->step == DMO_STEP_KERNEL_MISMATCH)
-                        dmo_cli_error(_("%s: the image was made by kernel %s but %s is running; "
-                                        "boot the kernel that hibernated to resume"),
-                                      dev, res->image_release, res->running_release);
+                        snprintf(msg, len,
+                                 _("%s: the image was made by kernel %s but %s is running; "
+                                   "boot the kernel that hibernated to resume"),
+                                 dev, res->image_release, res->running_release);
                 else if (res->error == -EPROTONOSUPPORT)
-                        dmo_cli_error(_("%s: the image uses a format or encryption this dormouse "
-                                        "does not support; update dormouse in the initramfs"),
-                                      dev);
+                        snprintf(msg, len,
+                                 _("%s: the image uses a format or encryption this dormouse "
+                                   "does not support; update dormouse in the initramfs"),
+                                 dev);
                 else
-                        dmo_cli_error(_("%s: the image is damaged (%s while %s); nothing was "
-                                        "restored"),
-                                      dev, strerror(-res->error), dmo_cli_step_text(res->step));
+                        snprintf(msg, len,
+                                 _("%s: the image is damaged (%s while %s); nothing was "
+                                   "restored"),
+                                 dev, strerror(-res->error), dmo_cli_step_text(res->step));
                 break;
         case DMO_RESUME_MISMATCH:
-                dmo_cli_error(_("%s: BUG: the restored memory differs from what was hibernated "
-                                "(simulated kernel check)"),
-                              dev);
+                snprintf(msg, len,
+                         _("%s: BUG: the restored memory differs from what was hibernated "
+                           "(simulated kernel check)"),
+                         dev);
                 return DMO_EXIT_MISMATCH;
         case DMO_RESUME_FAILED:
-                dmo_cli_error(_("%s: the kernel could not restore the image (%s while %s)"), dev,
-                              strerror(-res->error), dmo_cli_step_text(res->step));
+                snprintf(msg, len, _("%s: the kernel could not restore the image (%s while %s)"),
+                         dev, strerror(-res->error), dmo_cli_step_text(res->step));
                 break;
         }
-        (void)c;
+        return DMO_EXIT_REFUSED;
+}
+
+static void report_swap_state(const struct dmo_resume_result *res)
+{
         fprintf(stderr, "%s\n",
                 res->signature_cleared
                     ? _("dormouse: the swap area is usable again; booting normally. Do not "
@@ -98,7 +109,6 @@ static int report(const struct dmo_cli_common *c, const struct dmo_resume_config
                         "hibernated: their state was saved in the lost image.")
                     : _("dormouse: could not restore the swap signature; run mkswap on the "
                         "resume device before enabling swap."));
-        return DMO_EXIT_REFUSED;
 }
 
 /* The splash comes up only once there is an image to restore: a normal
@@ -185,12 +195,19 @@ int dmo_cmd_resume(int argc, char **argv)
         rc.hooks.devices_thawed = redraw_splash;
 
         struct dmo_resume_result res;
+        char msg[512] = "";
         dmo_engine_resume(snap, &rc, &res);
-        dmo_display_stop(ui.display, res.outcome != DMO_RESUME_RESTORED ? res.error : 0);
+        status = report(&rc, &res, msg, sizeof(msg));
+        /* A refusal stays on the screen long enough to be read. */
+        dmo_display_stop(ui.display, msg[0] ? msg : NULL);
         ui.display = NULL;
-        status = report(&c, &rc, &res);
+        if (msg[0]) {
+                dmo_cli_error("%s", msg);
+                if (status == DMO_EXIT_REFUSED)
+                        report_swap_state(&res);
+        }
 out:
-        dmo_display_stop(ui.display, 0);
+        dmo_display_stop(ui.display, NULL);
         dmo_snapshot_free(snap);
         dmo_progress_free(progress);
         dmo_cli_common_release(&c);

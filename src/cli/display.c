@@ -20,7 +20,12 @@ struct dmo_display {
         size_t n_outputs;
         struct dmo_renderer *renderer;
         int key_fd;
+        bool graphical; /* a screen (kms, fbdev) is among the outputs */
 };
+
+/* How long a failure stays on a screen before the boot (or the desktop)
+ * takes it over: long enough to read two lines. */
+static const unsigned failure_hold_s = 5;
 
 static bool dir_exists(const char *path)
 {
@@ -80,6 +85,8 @@ static int open_output(struct dmo_display *d, const char *name, const char *arg,
         if (r < 0)
                 return r;
         d->outputs[d->n_outputs++] = o;
+        if (strcmp(name, "kms") == 0 || strcmp(name, "fbdev") == 0)
+                d->graphical = true;
         return 0;
 }
 
@@ -163,7 +170,7 @@ void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
         };
         if (d->n_outputs == 0 || dmo_renderer_new(&rc, &d->renderer) < 0 ||
             dmo_renderer_start(d->renderer) < 0) {
-                dmo_display_stop(d, 0);
+                dmo_display_stop(d, NULL);
                 return;
         }
         *out = d;
@@ -204,13 +211,19 @@ void dmo_display_after_freeze(void *display)
                 dmo_cli_note(_("the splash stopped: its thread could not be restarted"));
 }
 
-void dmo_display_stop(struct dmo_display *d, int error)
+void dmo_display_stop(struct dmo_display *d, const char *failure)
 {
         if (!d)
                 return;
         if (d->renderer) {
-                if (error < 0)
-                        dmo_renderer_set_detail(d->renderer, DMO_SCENE_ERROR, strerror(-error));
+                if (failure) {
+                        dmo_renderer_set_detail(d->renderer, DMO_SCENE_ERROR, failure);
+                        /* Started, in case the failure came while it was
+                         * stopped around the freeze. */
+                        dmo_renderer_start(d->renderer);
+                        if (d->graphical)
+                                sleep(failure_hold_s);
+                }
                 dmo_renderer_stop(d->renderer); /* -EINVAL if it was not running: fine */
                 dmo_renderer_free(d->renderer);
         }

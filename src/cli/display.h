@@ -28,8 +28,9 @@ void dmo_display_devices_thawed(void *display);
 void dmo_display_before_freeze(void *display);
 void dmo_display_after_freeze(void *display);
 
-/* Final frame (an error scene when error < 0), restores the screen, frees. */
-void dmo_display_stop(struct dmo_display *d, int error);
+/* Final frame, restores the screen, frees. With a failure (a translated
+ * sentence), the error scene shows it, for a few seconds on a screen. */
+void dmo_display_stop(struct dmo_display *d, const char *failure);
 
 /* Where themes and fonts are: $DORMOUSE_THEMES_DIR / $DORMOUSE_FONTS_DIR,
  * then the installed data dir, then the source tree (running uninstalled). */

@@ -129,8 +129,18 @@ static void unwind(struct hibernation *h)
                 snap->ops->free_swap_pages(snap);
         if (h->image_ready)
                 snap->ops->free_image(snap); /* UNFREEZE is ignored while an image is ready */
-        if (h->frozen)
+        if (h->frozen) {
+                /* Threads started after the freeze carry the freezing task's
+                 * exemption, which the kernel wants gone by the thaw (it
+                 * warns otherwise): end them first, start afresh after. */
+                dmo_image_writer_free(h->writer);
+                h->writer = NULL;
+                if (h->cfg->hooks.before_freeze)
+                        h->cfg->hooks.before_freeze(h->cfg->hooks.ctx);
                 snap->ops->unfreeze(snap);
+                if (h->cfg->hooks.after_freeze)
+                        h->cfg->hooks.after_freeze(h->cfg->hooks.ctx);
+        }
         h->swap_allocated = h->image_ready = h->frozen = false;
 }
 

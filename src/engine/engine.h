@@ -65,9 +65,11 @@ enum dmo_step {
  * started again by the engine's thread right after it. */
 struct dmo_engine_hooks {
         void *ctx;
-        /* Stop helper threads; called on the engine's thread. */
+        /* Stop helper threads; called on the engine's thread before
+         * SNAPSHOT_FREEZE and again before SNAPSHOT_UNFREEZE. */
         void (*before_freeze)(void *ctx);
-        /* Start them again (now exempt from the freezer). */
+        /* Start them again: after the freeze (now exempt from the freezer)
+         * and after the thaw (ordinary threads again). */
         void (*after_freeze)(void *ctx);
         /* Resume: a sound image of this kernel was found and is about to be
          * loaded (the moment to show the splash; a boot without an image
