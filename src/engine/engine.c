@@ -91,11 +91,14 @@ static int write_kernel_page(struct dmo_snapshot *snap, const uint8_t *buf, size
         return 0;
 }
 
-static int alloc_swap_slot(void *ctx, uint64_t *byte_offset)
+static double now_s(void)
 {
-        struct dmo_snapshot *snap = ctx;
-        return snap->ops->alloc_swap_page(snap, byte_offset);
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
+
+static int alloc_swap_slot(void *ctx, uint64_t *byte_offset);
 
 /* Everything a hibernation holds; released in reverse order by one function. */
 struct hibernation {
@@ -106,6 +109,10 @@ struct hibernation {
         struct dmo_image_writer *writer;
         uint8_t *scratch; /* one page, to see the end of the kernel's stream */
         uint64_t avail_swap;
+        /* DORMOUSE_DEBUG_TIMING: where the data phase spends its time */
+        bool profile;
+        double t_read, t_store, t_alloc;
+        uint64_t n_alloc;
         struct dmo_kernel_identity id;
         uint64_t start_ns;
         bool frozen;
@@ -142,6 +149,18 @@ static void unwind(struct hibernation *h)
                         h->cfg->hooks.after_freeze(h->cfg->hooks.ctx);
         }
         h->swap_allocated = h->image_ready = h->frozen = false;
+}
+
+static int alloc_swap_slot(void *ctx, uint64_t *byte_offset)
+{
+        struct hibernation *h = ctx;
+        if (!h->profile)
+                return h->snap->ops->alloc_swap_page(h->snap, byte_offset);
+        double t0 = now_s();
+        int r = h->snap->ops->alloc_swap_page(h->snap, byte_offset);
+        h->t_alloc += now_s() - t0;
+        h->n_alloc++;
+        return r;
 }
 
 /* An upper bound for the image's page count, known before the snapshot:
@@ -223,8 +242,7 @@ static int start_writer(struct hibernation *h)
             .page_size = h->id.page_size,
             .expected_pages = max_image_pages(h->snap, h->avail_swap, h->id.page_size),
         };
-        int r =
-            dmo_image_writer_new(&wp, h->dev, alloc_swap_slot, h->snap, cfg->progress, &h->writer);
+        int r = dmo_image_writer_new(&wp, h->dev, alloc_swap_slot, h, cfg->progress, &h->writer);
         if (r < 0)
                 return fail(h->res, DMO_STEP_ALLOCATE, r);
         if (cfg->lock_memory && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
@@ -297,15 +315,26 @@ static int write_data(struct hibernation *h)
                 void *page;
                 if (dmo_progress_abort_requested(cfg->progress))
                         return -ECANCELED;
+                double t0 = h->profile ? now_s() : 0, t1 = 0;
                 r = dmo_image_writer_page_buffer(h->writer, &page);
                 if (r < 0)
                         return fail(h->res, DMO_STEP_WRITE_IMAGE, r);
+                if (h->profile)
+                        t1 = now_s();
                 r = read_kernel_page(snap, page, page_size);
                 if (r <= 0) /* the kernel announced more pages than it gave */
                         return fail(h->res, DMO_STEP_READ_KERNEL, r < 0 ? r : -EIO);
+                if (h->profile) {
+                        double t2 = now_s();
+                        h->t_read += t2 - t1;
+                        h->t_store += t1 - t0;
+                        t0 = t2;
+                }
                 r = dmo_image_writer_commit_page(h->writer);
                 if (r < 0)
                         return fail(h->res, DMO_STEP_WRITE_IMAGE, r);
+                if (h->profile)
+                        h->t_store += now_s() - t0;
                 dmo_progress_add_pages(cfg->progress, 1);
                 if (done + 1 == total / 2)
                         dmo_snapshot_checkpoint(snap, DMO_CP_DATA_HALF_WRITTEN);
@@ -339,6 +368,12 @@ static int seal(struct hibernation *h, struct timer *t)
         h->res->stats.zero_pages = ir.zero_pages;
         h->res->stats.data_s = timer_lap(t);
         dmo_snapshot_checkpoint(h->snap, DMO_CP_HEADER_WRITTEN);
+        if (h->profile)
+                fprintf(stderr,
+                        "dormouse: timing: data phase %.3f s: reading the kernel %.3f s, storing "
+                        "%.3f s (of which %llu slot allocations %.3f s), finishing %.3f s\n",
+                        h->res->stats.data_s, h->t_read, h->t_store, (unsigned long long)h->n_alloc,
+                        h->t_alloc, h->res->stats.data_s - h->t_read - h->t_store);
 
         /* Close the abort window first, then look: a request that raced the
          * close is still seen here. */
@@ -397,6 +432,7 @@ int dmo_engine_hibernate(struct dmo_snapshot *snap, const struct dmo_hibernate_c
 
         memset(res, 0, sizeof(*res));
         h.start_ns = realtime_ns();
+        h.profile = getenv("DORMOUSE_DEBUG_TIMING") != NULL;
         dmo_progress_set_abortable(cfg->progress, true);
         r = prepare(&h);
         if (r < 0)

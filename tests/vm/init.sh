@@ -13,6 +13,8 @@
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
+# dormouse reports where its time goes (first frame, data phase) on stderr
+export DORMOUSE_DEBUG_TIMING=1
 
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -93,6 +95,9 @@ dormouse_hibernate() {
 	delay=$(arg vmdelay 0)
 	set -- hibernate --resume-device /dev/vda --splash=$(arg vmsplash kms) --shutdown platform
 	[ "$delay" != 0 ] && set -- "$@" --debug-step-delay "$delay"
+	# vmextra=--compress,none,--threads,2: more options, commas for spaces
+	extra=$(arg vmextra "")
+	[ -n "$extra" ] && set -- "$@" $(echo "$extra" | tr ',' ' ')
 	stdin=$(arg vmstdin /dev/tty1)
 	say "DORMOUSE hibernate start: dormouse $* <$stdin"
 	# Keys typed on the VM's keyboard (QEMU sendkey) reach the foreground
