@@ -85,8 +85,8 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
         ch->zero_map = zero_map;
         ch->flags = flags;
         ch->payload_len = (uint32_t)len;
-        ch->payload_hash = dmo_hash64(ch->payload, len);
-        ch->pages_hash = dmo_hash64(ch->pages, n * ps);
+        ch->payload_hash = k->hash(ch->payload, len);
+        ch->pages_hash = k->hash(ch->pages, n * ps);
         ch->error = 0;
         return 0;
 }
@@ -109,7 +109,7 @@ static int decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
         const size_t nz_bytes = nz * ps;
 
         /* Never hand unverified bytes to a decompressor. */
-        if (dmo_hash64(ch->payload, ch->payload_len) != ch->payload_hash)
+        if (k->hash(ch->payload, ch->payload_len) != ch->payload_hash)
                 return -EBADMSG;
 
         const uint8_t *src;
@@ -140,7 +140,7 @@ static int decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
                 }
         }
 
-        if (dmo_hash64(ch->pages, n * ps) != ch->pages_hash)
+        if (k->hash(ch->pages, n * ps) != ch->pages_hash)
                 return -EBADMSG;
         return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "codec/codec.h"
 #include "codec/compress.h"
+#include "codec/hash.h"
 
 struct dmo_chunk_coder {
         const struct dmo_compressor_ops *ops;
@@ -22,6 +23,7 @@ struct dmo_chunk_coder {
         size_t page_size;
         unsigned chunk_pages;
         uint32_t capacity;
+        dmo_hash_fn hash; /* xxh3-64, the faster implementation on this CPU */
 };
 
 /* 0, or -EINVAL when npages is out of range. */

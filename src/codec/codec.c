@@ -49,6 +49,7 @@ struct worker {
 };
 
 struct dmo_codec {
+        dmo_hash_fn hash; /* picked for this CPU in dmo_codec_new */
         struct dmo_codec_params params;
         const struct dmo_compressor_ops *ops;
         uint32_t capacity;
@@ -154,6 +155,7 @@ static int coder_init(struct dmo_codec *c, struct dmo_chunk_coder *k, bool encod
         k->page_size = c->params.page_size;
         k->chunk_pages = c->params.chunk_pages;
         k->capacity = c->capacity;
+        k->hash = c->hash;
         r = c->ops->ctx_new(c->params.level, chunk_bytes, encode, decode, &k->ctx);
         if (r < 0)
                 return r;
@@ -252,6 +254,7 @@ int dmo_codec_new(const struct dmo_codec_params *params, struct dmo_codec **out)
                 c->free_stack[c->nslots - 1 - i] = i;
         }
         c->nfree = c->nslots;
+        c->hash = dmo_hash_pick(c->slots[0].chunk.pages, chunk_bytes);
 
         /* The scratch coder does both directions so that a test or a fuzzer
          * can encode and decode with one codec; in inline mode it also runs

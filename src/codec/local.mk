@@ -1,7 +1,8 @@
 # src/codec: sources and tests of this module
 noinst_LIBRARIES += src/codec/libdmo-codec.a
 src_codec_libdmo_codec_a_SOURCES = src/codec/codec.h src/codec/codec.c \
-	src/codec/chunk.h src/codec/chunk.c src/codec/compress.h src/codec/compress.c
+	src/codec/chunk.h src/codec/chunk.c src/codec/compress.h src/codec/compress.c \
+	src/codec/hash.h src/codec/hash.c
 
 DMO_CODEC_TEST_LIBS = tests/libdmotest.a src/codec/libdmo-codec.a $(DMO_LIBS)
 
@@ -17,3 +18,8 @@ tests_codec_corrupt_test_LDADD = $(DMO_CODEC_TEST_LIBS)
 noinst_PROGRAMS += tests/bench-codec
 tests_bench_codec_SOURCES = tests/bench-codec.c tests/codec-testdata.h
 tests_bench_codec_LDADD = src/codec/libdmo-codec.a $(DMO_LIBS)
+
+check_PROGRAMS += tests/codec-hash.test
+TESTS += tests/codec-hash.test
+tests_codec_hash_test_SOURCES = tests/codec-hash.c
+tests_codec_hash_test_LDADD = $(DMO_CODEC_TEST_LIBS)
