@@ -35,6 +35,26 @@ static bool page_is_zero(const uint8_t *p, size_t len)
         return true;
 }
 
+/* Random data (encrypted files, compressed media, key material) does not
+ * compress, and finding that out costs a full pass of the compressor. Trials
+ * on three samples (start, middle, end) decide for the whole chunk: only if
+ * none of them shrinks by an eighth is the chunk stored as it is, so a chunk
+ * that mixes random and compressible pages is still compressed. */
+static const size_t trial_bytes = 4096;
+
+static bool looks_incompressible(const struct dmo_chunk_coder *k, const uint8_t *src, size_t len,
+                                 uint8_t *scratch)
+{
+        if (len < 8 * trial_bytes)
+                return false;
+        const size_t at[] = {0, len / 2 - trial_bytes / 2, len - trial_bytes};
+        const size_t want = trial_bytes - trial_bytes / 8;
+        for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+                if (k->ops->compress(k->ctx, src + at[i], trial_bytes, scratch, want) != 0)
+                        return false;
+        return true;
+}
+
 int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
 {
         const size_t ps = k->page_size;
@@ -69,7 +89,7 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
 
         size_t len = 0;
         uint32_t flags = 0;
-        if (nz && !raw_only) {
+        if (nz && !raw_only && !looks_incompressible(k, src, nz_bytes, ch->payload)) {
                 /* A capacity one byte short of the input makes the compressor
                  * give up as soon as compression stops paying. */
                 len = k->ops->compress(k->ctx, src, nz_bytes, ch->payload, nz_bytes - 1);
@@ -86,7 +106,8 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
         ch->flags = flags;
         ch->payload_len = (uint32_t)len;
         ch->payload_hash = k->hash(ch->payload, len);
-        ch->pages_hash = k->hash(ch->pages, n * ps);
+        /* Stored as it is, without holes: the payload is the pages. */
+        ch->pages_hash = !flags && !zero_map ? ch->payload_hash : k->hash(ch->pages, n * ps);
         ch->error = 0;
         return 0;
 }
