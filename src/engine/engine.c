@@ -371,9 +371,11 @@ static int seal(struct hibernation *h, struct timer *t)
         if (h->profile)
                 fprintf(stderr,
                         "dormouse: timing: data phase %.3f s: reading the kernel %.3f s, storing "
-                        "%.3f s (of which %llu slot allocations %.3f s), finishing %.3f s\n",
+                        "%.3f s (%llu slot allocations %.3f s, %llu writes %.3f s, waiting for "
+                        "the codec %.3f s)\n",
                         h->res->stats.data_s, h->t_read, h->t_store, (unsigned long long)h->n_alloc,
-                        h->t_alloc, h->res->stats.data_s - h->t_read - h->t_store);
+                        h->t_alloc, (unsigned long long)ir.writes, (double)ir.io_ns / 1e9,
+                        (double)ir.wait_ns / 1e9);
 
         /* Close the abort window first, then look: a request that raced the
          * close is still seen here. */

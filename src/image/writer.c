@@ -46,6 +46,7 @@ struct dmo_image_writer {
 
         uint8_t *page; /* map and header pages are built here */
         uint64_t writes;
+        uint64_t io_ns, wait_ns; /* in pwrite; waiting for the codec */
         uint64_t t0_ns;
         int error; /* sticky: the first failure */
         bool finished;
@@ -147,9 +148,18 @@ void dmo_image_writer_free(struct dmo_image_writer *w)
         free(w);
 }
 
+static uint64_t mono_ns(void)
+{
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 static int dev_write(struct dmo_image_writer *w, const void *buf, size_t len, uint64_t off)
 {
+        uint64_t t0 = mono_ns();
         int r = dmo_blockdev_pwrite(w->dev, buf, len, off);
+        w->io_ns += mono_ns() - t0;
         if (r < 0)
                 return r;
         w->writes++;
@@ -280,7 +290,9 @@ int dmo_image_writer_page_buffer(struct dmo_image_writer *w, void **page)
                 if (r == -EAGAIN) {
                         /* Every slot is busy: wait for the oldest and store it. */
                         struct dmo_chunk *c;
+                        uint64_t t0 = mono_ns();
                         r = dmo_codec_collect(w->codec, &c, true);
+                        w->wait_ns += mono_ns() - t0;
                         if (r < 0)
                                 return fail(w, r);
                         r = write_chunk(w, c);
@@ -436,6 +448,8 @@ static int finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
             .zero_pages = w->zero_pages,
             .write_ns = now_ns(CLOCK_MONOTONIC) - w->t0_ns,
             .writes = w->writes,
+            .io_ns = w->io_ns,
+            .wait_ns = w->wait_ns,
         };
         return 0;
 }

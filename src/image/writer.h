@@ -62,6 +62,8 @@ struct dmo_image_result {
         uint64_t zero_pages;
         uint64_t write_ns; /* from dmo_image_writer_new() to the end of finish() */
         uint64_t writes;   /* pwrite requests issued */
+        uint64_t io_ns;    /* time spent in them */
+        uint64_t wait_ns;  /* time the engine waited for the codec with every slot busy */
 };
 
 struct dmo_image_writer;
