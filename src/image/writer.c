@@ -1,6 +1,8 @@
 /* writer: pages → codec chunks → chunk stream in swap slots → extent map →
  * header. Layout decisions are format.c's; this file only moves bytes. */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +17,18 @@
 
 /* Writes are coalesced up to this size where the slots are contiguous. */
 #define STREAM_BUFFER_BYTES (1u << 20)
+/* Stream buffers: one being filled, the others queued for or under I/O. One
+ * I/O thread writes them while the engine reads and compresses the next:
+ * writes are where a hibernation waits most (the kernel gets the same
+ * overlap from asynchronous bios). */
+#define IO_BUFFERS 3
+
+struct io_buffer {
+        uint8_t *data;
+        uint64_t *slots; /* device offset of each page */
+        size_t npages;
+        bool busy; /* handed to the I/O thread, not written yet */
+};
 
 struct dmo_image_writer {
         struct dmo_image_writer_params p;
@@ -37,6 +51,17 @@ struct dmo_image_writer {
         size_t buf_len;
         uint64_t *slots;
         uint64_t stream_len;
+
+        /* The I/O thread and its queue; under io_lock. buf/slots above point
+         * into io[io_cur]. */
+        struct io_buffer io[IO_BUFFERS];
+        unsigned io_cur;
+        unsigned io_queue[IO_BUFFERS], io_head, io_len;
+        pthread_mutex_t io_lock;
+        pthread_cond_t io_work, io_done;
+        pthread_t io_thread;
+        bool io_running, io_stop;
+        int io_error; /* first write error of the I/O thread */
 
         struct dmo_extent *ext;
         uint64_t ext_cap;
@@ -70,6 +95,9 @@ static int fail(struct dmo_image_writer *w, int err)
                 w->error = err;
         return w->error;
 }
+
+static int io_start(struct dmo_image_writer *w);
+static void io_stop(struct dmo_image_writer *w);
 
 int dmo_image_writer_new(const struct dmo_image_writer_params *params, struct dmo_blockdev *dev,
                          int (*alloc_page)(void *ctx, uint64_t *byte_offset), void *alloc_ctx,
@@ -120,14 +148,23 @@ int dmo_image_writer_new(const struct dmo_image_writer_params *params, struct dm
         r = -ENOMEM;
         w->ext = calloc(w->ext_cap, sizeof(*w->ext));
         w->map_slots = calloc(w->map_cap, sizeof(*w->map_slots));
-        w->slots = calloc(w->buf_cap / ps, sizeof(*w->slots));
-        w->buf = aligned_alloc(ps, w->buf_cap);
         w->page = aligned_alloc(ps, ps);
-        if (!w->ext || !w->map_slots || !w->slots || !w->buf || !w->page)
+        if (!w->ext || !w->map_slots || !w->page)
                 goto fail;
-        /* Touch everything now so no page fault allocates memory later. */
-        memset(w->buf, 0, w->buf_cap);
+        for (unsigned i = 0; i < IO_BUFFERS; i++) {
+                w->io[i].slots = calloc(w->buf_cap / ps, sizeof(*w->io[i].slots));
+                w->io[i].data = aligned_alloc(ps, w->buf_cap);
+                if (!w->io[i].slots || !w->io[i].data)
+                        goto fail;
+                /* Touch everything now so no page fault allocates memory later. */
+                memset(w->io[i].data, 0, w->buf_cap);
+        }
         memset(w->page, 0, ps);
+        w->buf = w->io[0].data;
+        w->slots = w->io[0].slots;
+        r = io_start(w);
+        if (r < 0)
+                goto fail;
         *out = w;
         return 0;
 fail:
@@ -139,11 +176,14 @@ void dmo_image_writer_free(struct dmo_image_writer *w)
 {
         if (!w)
                 return;
+        io_stop(w);
         dmo_codec_free(w->codec);
         free(w->ext);
         free(w->map_slots);
-        free(w->slots);
-        free(w->buf);
+        for (unsigned i = 0; i < IO_BUFFERS; i++) {
+                free(w->io[i].slots);
+                free(w->io[i].data);
+        }
         free(w->page);
         free(w);
 }
@@ -197,25 +237,113 @@ static int stream_page_slot(struct dmo_image_writer *w, uint64_t *off)
         return 0;
 }
 
-/* Writes the buffered stream pages, one request per run of adjacent slots;
- * a partial last page goes out zero padded. */
-static int flush_stream(struct dmo_image_writer *w)
+/* Writes one buffer's pages, one request per run of adjacent slots. */
+static int write_buffer(struct dmo_image_writer *w, const struct io_buffer *b)
 {
         const size_t ps = w->p.page_size;
-        const size_t npages = div_up(w->buf_len, ps);
-        if (w->buf_len % ps)
-                memset(w->buf + w->buf_len, 0, ps - w->buf_len % ps);
-        for (size_t i = 0; i < npages;) {
+        for (size_t i = 0; i < b->npages;) {
                 size_t j = i + 1;
-                while (j < npages && w->slots[j] == w->slots[j - 1] + ps)
+                while (j < b->npages && b->slots[j] == b->slots[j - 1] + ps)
                         j++;
-                int r = dev_write(w, w->buf + i * ps, (j - i) * ps, w->slots[i]);
+                int r = dev_write(w, b->data + i * ps, (j - i) * ps, b->slots[i]);
                 if (r < 0)
                         return r;
                 i = j;
         }
-        w->buf_len = 0;
         return 0;
+}
+
+static void *io_main(void *arg)
+{
+        struct dmo_image_writer *w = arg;
+        pthread_mutex_lock(&w->io_lock);
+        for (;;) {
+                while (!w->io_len && !w->io_stop)
+                        pthread_cond_wait(&w->io_work, &w->io_lock);
+                if (!w->io_len)
+                        break;
+                struct io_buffer *b = &w->io[w->io_queue[w->io_head]];
+                pthread_mutex_unlock(&w->io_lock);
+                /* After an error the rest is dropped: the image is lost anyway. */
+                int r = w->io_error ? 0 : write_buffer(w, b);
+                pthread_mutex_lock(&w->io_lock);
+                if (r < 0 && !w->io_error)
+                        w->io_error = r;
+                b->busy = false;
+                w->io_head = (w->io_head + 1) % IO_BUFFERS;
+                w->io_len--;
+                pthread_cond_broadcast(&w->io_done);
+        }
+        pthread_mutex_unlock(&w->io_lock);
+        return NULL;
+}
+
+static int io_start(struct dmo_image_writer *w)
+{
+        pthread_mutex_init(&w->io_lock, NULL);
+        pthread_cond_init(&w->io_work, NULL);
+        pthread_cond_init(&w->io_done, NULL);
+        /* Signals belong to the engine's thread, as with the codec's workers. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        int r = -pthread_create(&w->io_thread, NULL, io_main, w);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        w->io_running = r == 0;
+        return r;
+}
+
+static void io_stop(struct dmo_image_writer *w)
+{
+        if (!w->io_running)
+                return;
+        pthread_mutex_lock(&w->io_lock);
+        w->io_stop = true;
+        pthread_cond_broadcast(&w->io_work);
+        pthread_mutex_unlock(&w->io_lock);
+        pthread_join(w->io_thread, NULL);
+        w->io_running = false;
+        pthread_cond_destroy(&w->io_done);
+        pthread_cond_destroy(&w->io_work);
+        pthread_mutex_destroy(&w->io_lock);
+}
+
+/* Waits until buffer i is free (or, i < 0, every buffer); the first write
+ * error, if any. */
+static int io_wait(struct dmo_image_writer *w, int i)
+{
+        pthread_mutex_lock(&w->io_lock);
+        while (i >= 0 ? w->io[i].busy : w->io_len > 0)
+                pthread_cond_wait(&w->io_done, &w->io_lock);
+        int r = w->io_error;
+        pthread_mutex_unlock(&w->io_lock);
+        return r;
+}
+
+/* Hands the buffered stream pages to the I/O thread (a partial last page
+ * goes out zero padded) and continues in the next free buffer. */
+static int flush_stream(struct dmo_image_writer *w)
+{
+        const size_t ps = w->p.page_size;
+        if (w->buf_len == 0)
+                return io_wait(w, -1);
+        if (w->buf_len % ps)
+                memset(w->buf + w->buf_len, 0, ps - w->buf_len % ps);
+        pthread_mutex_lock(&w->io_lock);
+        struct io_buffer *b = &w->io[w->io_cur];
+        b->npages = div_up(w->buf_len, ps);
+        b->busy = true;
+        w->io_queue[(w->io_head + w->io_len) % IO_BUFFERS] = w->io_cur;
+        w->io_len++;
+        pthread_cond_signal(&w->io_work);
+        pthread_mutex_unlock(&w->io_lock);
+
+        w->io_cur = (w->io_cur + 1) % IO_BUFFERS;
+        int r = io_wait(w, (int)w->io_cur);
+        w->buf = w->io[w->io_cur].data;
+        w->slots = w->io[w->io_cur].slots;
+        w->buf_len = 0;
+        return r;
 }
 
 static int stream_append(struct dmo_image_writer *w, const uint8_t *data, size_t len)
@@ -382,6 +510,8 @@ static int finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
         if (w->pages == 0)
                 return -ENODATA; /* an image has at least one page */
         r = flush_stream(w);
+        if (r == 0)
+                r = io_wait(w, -1); /* all data written before the map and header */
         if (r < 0)
                 return r;
 
