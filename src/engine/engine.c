@@ -577,22 +577,35 @@ static int load_image(struct resumption *rs)
         dmo_progress_set_total(cfg->progress, rs->info.header.image_pages);
         dmo_progress_set_phase(cfg->progress, DMO_PHASE_READ);
         pacer_init(&pacer, cfg->step_delay_ms, rs->info.header.image_pages);
+        const bool profile = getenv("DORMOUSE_DEBUG_TIMING") != NULL;
+        double t_image = 0, t_kernel = 0;
         for (;;) {
                 const void *page;
+                double t0 = profile ? now_s() : 0;
                 r = dmo_image_reader_next_page(rs->reader, &page);
                 if (r < 0)
                         return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, r);
                 if (r == 0)
                         break;
+                double t1 = profile ? now_s() : 0;
                 r = write_kernel_page(snap, page, page_size);
                 if (r < 0)
                         return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_WRITE_KERNEL, r);
+                if (profile) {
+                        t_image += t1 - t0;
+                        t_kernel += now_s() - t1;
+                }
                 done++;
                 dmo_progress_add_pages(cfg->progress, 1);
                 pacer_tick(&pacer, done);
         }
         if (done != rs->info.header.image_pages)
                 return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, -EBADMSG);
+        if (profile)
+                fprintf(stderr,
+                        "dormouse: timing: load phase: reading and decoding the image %.3f s, "
+                        "handing pages to the kernel %.3f s\n",
+                        t_image, t_kernel);
         rs->res->stats.image_pages = done;
         rs->res->stats.stored_bytes = rs->info.header.stored_bytes;
         dmo_snapshot_checkpoint(snap, DMO_CP_RESUME_LOADED);
