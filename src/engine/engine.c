@@ -282,6 +282,8 @@ static int snapshot(struct hibernation *h, int *in_suspend)
         if (cfg->hooks.before_snapshot)
                 cfg->hooks.before_snapshot(cfg->hooks.ctx);
         r = snap->ops->create_image(snap, in_suspend);
+        if (r == 0 && !*in_suspend)
+                dmo_progress_set_phase(cfg->progress, DMO_PHASE_DONE);
         /* Devices are back (after a failure too, and, with in_suspend == 0,
          * in the restored system): the screen must be drawn anew. */
         if (cfg->hooks.devices_thawed)

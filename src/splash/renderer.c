@@ -143,7 +143,9 @@ static bool build_scene(struct dmo_renderer *r, uint64_t now_ms, bool final)
 
         double target = sc->progress.fraction;
         double bar = prev_bar;
-        if (final) {
+        /* Done (e.g. the first frame of a restored system, whose screen was
+         * showing the resume splash at nearly full): no catching up. */
+        if (final || sc->progress.phase == DMO_PHASE_DONE) {
                 bar = target;
         } else if (target > bar) {
                 double dt = (double)(now_ms - r->last_ms) / 1000.0;
