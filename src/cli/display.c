@@ -138,7 +138,7 @@ void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
                 const char *kms_arg = mode == DMO_MODE_RESUME ? "timeout=3000" : "timeout=0";
                 if (d->theme && open_output(d, "kms", kms_arg, -1) < 0)
                         open_output(d, "fbdev", NULL, -1);
-                open_output(d, "text", NULL, -1);
+                open_output(d, "text", d->graphical ? "log" : NULL, -1);
         } else {
                 int r = open_output(d, name, arg, -1);
                 const struct dmo_output_ops *ops = dmo_output_find(name);
@@ -150,7 +150,7 @@ void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
                 /* With a picture somewhere else (png files, a screen), keep the
                  * log on the console too; alone, text is text. */
                 if (strcmp(name, "text") != 0)
-                        open_output(d, "text", NULL, -1);
+                        open_output(d, "text", d->graphical ? "log" : NULL, -1);
         }
 
         /* Keys come through a file description of our own: the renderer

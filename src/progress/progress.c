@@ -93,6 +93,11 @@ void dmo_progress_set_phase(struct dmo_progress *p, enum dmo_phase phase)
         pthread_mutex_lock(&p->lock);
         p->phase_time = seconds_since(&p->start);
         p->phase_pages = atomic_load(&p->pages_done);
+        /* A new phase, a new rate: the old one (or the idle time before the
+         * data phase) says nothing about it. */
+        p->rate_time = p->phase_time;
+        p->rate_pages = p->phase_pages;
+        p->rate_bps = 0;
         atomic_store(&p->phase, (int)phase);
         pthread_mutex_unlock(&p->lock);
 }

@@ -138,7 +138,10 @@ static int text_open(const struct dmo_output_config *cfg, struct dmo_output **ou
                 return -ENOMEM;
         t->base.ops = &dmo_output_text;
         t->fd = cfg->tty_fd >= 0 ? cfg->tty_fd : STDERR_FILENO;
-        t->tty = isatty(t->fd);
+        /* arg "log": plain lines even on a terminal, e.g. the console of a
+         * machine whose screen shows the graphical splash (a serial console
+         * redrawn in place costs CPU the hibernation needs). */
+        t->tty = isatty(t->fd) && !(cfg->arg && strcmp(cfg->arg, "log") == 0);
         t->utf8 = locale_is_utf8();
         t->last_decile = -1;
         load_strings(&t->s, t->utf8);
