@@ -108,7 +108,13 @@ int dmo_image_info_to_json(const struct dmo_image_info *info, char *buf, size_t 
                     info->sig.header_hash);
         if (info->has_header)
                 put_header(&o, &info->header);
-        put(&o, ",\"map_verified\":%s}", info->map_ok ? "true" : "false");
+        put(&o, ",\"map_verified\":%s", info->map_ok ? "true" : "false");
+        put(&o, ",\"extents\":[");
+        for (unsigned i = 0; i < info->n_extents; i++)
+                put(&o, "%s{\"offset\":%llu,\"pages\":%llu}", i ? "," : "",
+                    (unsigned long long)info->extents[i].offset,
+                    (unsigned long long)info->extents[i].pages);
+        put(&o, "]}");
         if (o.overflow || o.pos > INT32_MAX) {
                 if (len)
                         buf[len - 1] = '\0';

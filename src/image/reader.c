@@ -128,6 +128,8 @@ int dmo_image_probe(struct dmo_blockdev *dev, uint64_t header_page, uint32_t pag
                 return probe_fail(info, r == -ENXIO ? DMO_FAULT_TRUNCATED : DMO_FAULT_EXTENT_IO,
                                   r == -ENXIO ? -EBADMSG : r);
         info->map_ok = true;
+        for (uint64_t i = 0; i < info->header.extent_count && i < DMO_INFO_EXTENTS; i++)
+                info->extents[info->n_extents++] = ext[i];
         return 0;
 }
 

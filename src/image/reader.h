@@ -31,6 +31,8 @@ struct dmo_blockdev;
 struct dmo_progress;
 
 /* Everything known about an image; filled as far as probing got. */
+#define DMO_INFO_EXTENTS 32
+
 struct dmo_image_info {
         enum dmo_image_fault fault; /* why probing stopped, DMO_FAULT_NONE if sound */
         uint32_t page_size;
@@ -41,6 +43,10 @@ struct dmo_image_info {
         bool map_ok;     /* the extent map was read and checked */
         struct dmo_sig sig;
         struct dmo_image_header header;
+        /* Where the chunk stream lies: its first extents (all of them when
+         * there are few), for `dormouse info` and tests that must hit it. */
+        struct dmo_extent extents[DMO_INFO_EXTENTS];
+        unsigned n_extents;
 };
 
 /* 0: a sound image (info fully filled); -ENOENT: a plain swap area;

@@ -282,6 +282,14 @@ def build_workload(work):
     return out
 
 
+def build_kmsfirst(work):
+    """The first-frame baseline: the least a program does to show one KMS frame."""
+    out = work / "kmsfirst"
+    run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-I/usr/include/libdrm", "-o", str(out),
+         str(HERE / "kmsfirst.c"), "-ldrm"])
+    return out
+
+
 def build_initramfs(work, kernel, dormouse, workload):
     c = Cpio()
     for d in ["bin", "sbin", "usr/bin", "usr/sbin", "proc", "sys", "dev", "tmp", "run",
@@ -297,6 +305,7 @@ def build_initramfs(work, kernel, dormouse, workload):
             c.symlink(a, "/bin/busybox")
     c.copy("init", HERE / "init.sh", 0o755)
     c.copy("bin/workload", workload, 0o755)
+    c.copy("bin/kmsfirst", build_kmsfirst(work), 0o755)
     order = []
     for rel in kernel.modules:
         name = os.path.basename(rel)
@@ -1162,6 +1171,33 @@ def scenario_corrupted(h):
             f"({shown[-1].name}), swap usable")
 
 
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+def scenario_first_frame(h):
+    """Time from process start to the first frame on the bochs screen: dormouse's
+    KMS splash (theme, fonts, cairo; the simulated kernel, so nothing hibernates)
+    against kmsfirst, a bare one-frame program. A figure, not a pass/fail on time."""
+    h.need_dormouse()
+    disk = h.new_disk("ff")
+    with VM(h, "ff", "first-frame", disk) as vm:
+        expect(vm, r"VMTEST: FIRSTFRAME done", "the first-frame runs", 120)
+        expect_exit(vm, "power-off")
+        base = [int(m.group(1)) for _, _, m in
+                vm.find_all(r"kmsfirst: timing: first frame \w+ (\d+) ms")]
+        ours = [int(m.group(1)) for _, _, m in
+                vm.find_all(r"dormouse: timing: first frame \w+ (\d+) ms")]
+    if len(base) < 3 or len(ours) < 3:
+        raise Failure(f"first-frame: timings missing (kmsfirst {base}, dormouse {ours}); "
+                      f"serial log {vm.logpath}")
+    b, o = median(base), median(ours)
+    h.figures["first-frame"] = {"kmsfirst_ms": b, "dormouse_ms": o}
+    return (f"first frame after {o} ms (dormouse, runs {ours}) vs {b} ms (bare KMS program, "
+            f"runs {base}): {o / max(b, 1):.1f}x")
+
+
 SCENARIOS = [
     ("kernel-baseline", scenario_kernel_baseline),
     ("dormouse-roundtrip", scenario_dormouse_roundtrip),
@@ -1170,6 +1206,7 @@ SCENARIOS = [
     ("no-image", scenario_no_image),
     ("noresume", scenario_noresume),
     ("corrupted", scenario_corrupted),
+    ("first-frame", scenario_first_frame),
 ]
 
 
