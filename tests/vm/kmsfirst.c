@@ -26,8 +26,9 @@ static double process_start_s(void)
         buf[n] = '\0';
         const char *p = strrchr(buf, ')');
         unsigned long long ticks = 0;
-        if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-                                "%*d %*d %*d %*d %llu",
+        if (!p || sscanf(p + 2,
+                         "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+                         "%*d %*d %*d %*d %llu",
                          &ticks) != 1)
                 return 0;
         return (double)ticks / (double)sysconf(_SC_CLK_TCK);
@@ -59,8 +60,8 @@ int main(int argc, char **argv)
         if (enc && enc->crtc_id)
                 crtc_id = enc->crtc_id;
         drmModeModeInfo mode = conn->modes[0];
-        struct drm_mode_create_dumb create = {.width = mode.hdisplay, .height = mode.vdisplay,
-                                              .bpp = 32};
+        struct drm_mode_create_dumb create = {
+            .width = mode.hdisplay, .height = mode.vdisplay, .bpp = 32};
         if (drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &create) < 0)
                 return 1;
         uint32_t fb;
@@ -70,8 +71,8 @@ int main(int argc, char **argv)
         struct drm_mode_map_dumb map = {.handle = create.handle};
         if (drmIoctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &map) < 0)
                 return 1;
-        uint32_t *px = mmap(NULL, create.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-                            (off_t)map.offset);
+        uint32_t *px =
+            mmap(NULL, create.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)map.offset);
         if (px == MAP_FAILED)
                 return 1;
         for (size_t i = 0; i < create.size / 4; i++)
