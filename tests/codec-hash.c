@@ -17,7 +17,7 @@ static void scalar_and_simd_xxh3_agree(void)
                 buf[i] = (uint8_t)x;
         }
         static const size_t lens[] = {0,   1,   3,    16,   17,    128,  129,
-                                      240, 241, 1024, 4096, 65536, 69999};
+                                      240, 241, 1024, 4096, 65536, 69990};
         for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
                 for (size_t off = 0; off < 3; off++) {
                         uint64_t a = dmo_hash64_simd(buf + off, lens[i]);

@@ -1308,6 +1308,9 @@ def main():
                 "resume = QEMU start of boot 2 to the workload's first tick)")
             log(f"{'':20} {'hibernate':>10} {'resume':>8} {'image':>12} {'stored':>12}")
             for name, f in h.figures.items():
+                if "hibernate_s" not in f:
+                    log(f"{name:20} " + ", ".join(f"{k} {v}" for k, v in f.items()))
+                    continue
                 img = f"{f['image_kib']} KiB" if f.get("image_kib") else "?"
                 st = f"{f['stored_kib']} KiB" if f.get("stored_kib") else "?"
                 log(f"{name:20} {f['hibernate_s']:9.2f}s {f['resume_s']:7.2f}s {img:>12} {st:>12}")
