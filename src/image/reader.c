@@ -1,6 +1,8 @@
 /* reader: probe (signature → header → extent map) and the streaming
  * decoder (extents → read-ahead → chunk headers → codec → pages). */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +15,16 @@
 
 /* Read-ahead per request, where the extent is long enough. */
 #define READ_AHEAD_BYTES (1u << 20)
+/* Requests a read-ahead thread keeps ready while the engine decodes and
+ * hands pages to the kernel: reading is where a resume waits most. */
+#define READ_BUFFERS 3
+
+struct read_buffer {
+        uint8_t *data;
+        size_t len;
+        int error;
+        bool ready; /* read (or failed); the engine has not released it yet */
+};
 
 /* Hibernation signatures of other tools (kernel, suspend-utils, old
  * kernels), told apart from "no swap area at all" for the message. */
@@ -40,6 +52,8 @@ static bool is_foreign(const uint8_t *page, uint32_t ps)
 }
 
 /* Reads and checks the extent map of a verified header into *ext (allocated). */
+static int start_read_ahead(struct dmo_image_reader *r);
+
 static int load_map(struct dmo_blockdev *dev, const struct dmo_image_info *info, uint8_t *page,
                     struct dmo_extent **ext_out)
 {
@@ -143,8 +157,18 @@ struct dmo_image_reader {
 
         struct dmo_extent *ext;
         uint64_t n_ext;
-        uint64_t ext_idx; /* extent the read-ahead continues in */
-        uint64_t ext_pos; /* bytes of it already read */
+
+        /* The read-ahead thread walks the extents in buf_cap requests into
+         * rb[filled % READ_BUFFERS]; the engine consumes them in order and
+         * releases each when it moves on. Counters under rb_lock. */
+        struct read_buffer rb[READ_BUFFERS];
+        uint64_t filled, consumed;
+        bool exhausted; /* every extent has been requested */
+        bool holding;   /* the engine holds rb[consumed % READ_BUFFERS] */
+        bool rb_stop, rb_running;
+        pthread_mutex_t rb_lock;
+        pthread_cond_t rb_cond;
+        pthread_t rb_thread;
 
         uint8_t *buf; /* read-ahead: buf[buf_off..buf_len) not consumed yet */
         size_t buf_cap;
@@ -167,9 +191,19 @@ void dmo_image_reader_free(struct dmo_image_reader *r)
 {
         if (!r)
                 return;
+        if (r->rb_running) {
+                pthread_mutex_lock(&r->rb_lock);
+                r->rb_stop = true;
+                pthread_cond_broadcast(&r->rb_cond);
+                pthread_mutex_unlock(&r->rb_lock);
+                pthread_join(r->rb_thread, NULL);
+                pthread_cond_destroy(&r->rb_cond);
+                pthread_mutex_destroy(&r->rb_lock);
+        }
         dmo_codec_free(r->codec);
         free(r->ext);
-        free(r->buf);
+        for (unsigned i = 0; i < READ_BUFFERS; i++)
+                free(r->rb[i].data);
         free(r);
 }
 
@@ -213,10 +247,15 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
 
         err = -ENOMEM;
         r->buf_cap = READ_AHEAD_BYTES < r->ps ? r->ps : READ_AHEAD_BYTES / r->ps * r->ps;
-        r->buf = aligned_alloc(r->ps, r->buf_cap);
-        if (!r->buf)
+        for (unsigned i = 0; i < READ_BUFFERS; i++) {
+                r->rb[i].data = aligned_alloc(r->ps, r->buf_cap);
+                if (!r->rb[i].data)
+                        goto fail;
+                memset(r->rb[i].data, 0, r->buf_cap);
+        }
+        err = start_read_ahead(r);
+        if (err < 0)
                 goto fail;
-        memset(r->buf, 0, r->buf_cap);
         *out = r;
         return 0;
 fail:
@@ -224,27 +263,96 @@ fail:
         return err;
 }
 
-/* Next read-ahead request: as much of the current extent as fits. */
+/* The read-ahead thread: every extent, in order, buf_cap at a time. */
+static void *read_ahead_main(void *arg)
+{
+        struct dmo_image_reader *r = arg;
+        uint64_t ext_idx = 0, ext_pos = 0;
+        pthread_mutex_lock(&r->rb_lock);
+        for (;;) {
+                while (ext_idx < r->n_ext && ext_pos == r->ext[ext_idx].pages * r->ps) {
+                        ext_idx++;
+                        ext_pos = 0;
+                }
+                if (ext_idx == r->n_ext) {
+                        r->exhausted = true;
+                        pthread_cond_broadcast(&r->rb_cond);
+                        break;
+                }
+                while (r->filled - r->consumed == READ_BUFFERS && !r->rb_stop)
+                        pthread_cond_wait(&r->rb_cond, &r->rb_lock);
+                if (r->rb_stop)
+                        break;
+                struct read_buffer *b = &r->rb[r->filled % READ_BUFFERS];
+                const struct dmo_extent *e = &r->ext[ext_idx];
+                uint64_t n = e->pages * r->ps - ext_pos;
+                if (n > r->buf_cap)
+                        n = r->buf_cap;
+                pthread_mutex_unlock(&r->rb_lock);
+                int err = dmo_blockdev_pread(r->dev, b->data, n, e->offset + ext_pos);
+                if (err == 0 && r->progress)
+                        dmo_progress_add_bytes(r->progress, n);
+                pthread_mutex_lock(&r->rb_lock);
+                b->len = n;
+                b->error = err == -ENXIO ? -EBADMSG : err;
+                b->ready = true;
+                r->filled++;
+                ext_pos += n;
+                pthread_cond_broadcast(&r->rb_cond);
+                if (err < 0) {
+                        r->exhausted = true; /* nothing after a failed read is wanted */
+                        break;
+                }
+        }
+        pthread_mutex_unlock(&r->rb_lock);
+        return NULL;
+}
+
+static int start_read_ahead(struct dmo_image_reader *r)
+{
+        pthread_mutex_init(&r->rb_lock, NULL);
+        pthread_cond_init(&r->rb_cond, NULL);
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        int err = -pthread_create(&r->rb_thread, NULL, read_ahead_main, r);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (err < 0) {
+                pthread_cond_destroy(&r->rb_cond);
+                pthread_mutex_destroy(&r->rb_lock);
+                return err;
+        }
+        r->rb_running = true;
+        return 0;
+}
+
+/* Moves on to the next read-ahead request: releases the one consumed and
+ * waits for the next to be read. */
 static int refill(struct dmo_image_reader *r)
 {
-        while (r->ext_idx < r->n_ext && r->ext_pos == r->ext[r->ext_idx].pages * r->ps) {
-                r->ext_idx++;
-                r->ext_pos = 0;
+        pthread_mutex_lock(&r->rb_lock);
+        if (r->holding) {
+                r->rb[r->consumed % READ_BUFFERS].ready = false;
+                r->consumed++;
+                r->holding = false;
+                pthread_cond_broadcast(&r->rb_cond);
         }
-        if (r->ext_idx == r->n_ext)
-                return -EBADMSG; /* the stream wants more than the extents hold */
-        const struct dmo_extent *e = &r->ext[r->ext_idx];
-        uint64_t n = e->pages * r->ps - r->ext_pos;
-        if (n > r->buf_cap)
-                n = r->buf_cap;
-        int err = dmo_blockdev_pread(r->dev, r->buf, n, e->offset + r->ext_pos);
+        struct read_buffer *b = &r->rb[r->consumed % READ_BUFFERS];
+        while (!b->ready && !(r->exhausted && r->filled == r->consumed))
+                pthread_cond_wait(&r->rb_cond, &r->rb_lock);
+        int err = 0;
+        if (!b->ready)
+                err = -EBADMSG; /* the stream wants more than the extents hold */
+        else if (b->error < 0)
+                err = b->error;
+        else
+                r->holding = true;
+        pthread_mutex_unlock(&r->rb_lock);
         if (err < 0)
-                return err == -ENXIO ? -EBADMSG : err;
-        if (r->progress)
-                dmo_progress_add_bytes(r->progress, n);
-        r->ext_pos += n;
+                return err;
+        r->buf = b->data;
+        r->buf_len = b->len;
         r->buf_off = 0;
-        r->buf_len = n;
         return 0;
 }
 
