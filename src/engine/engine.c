@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/reboot.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,6 +129,20 @@ static int fail(struct dmo_hibernate_result *res, enum dmo_step step, int err)
         return err;
 }
 
+/* A joined thread can still be on its way out of the kernel, still marked
+ * as exempt from the freezer; the thaw warns about such a task. Wait (at
+ * most a fifth of a second) until this thread is the process's only one. */
+static void wait_for_threads_gone(void)
+{
+        for (int i = 0; i < 200; i++) {
+                struct stat st;
+                /* A directory's link count is 2 plus its subdirectories. */
+                if (stat("/proc/self/task", &st) < 0 || st.st_nlink <= 3)
+                        return;
+                usleep(1000);
+        }
+}
+
 /* The one way back to a running system before the signature is on disk. */
 static void unwind(struct hibernation *h)
 {
@@ -144,6 +159,7 @@ static void unwind(struct hibernation *h)
                 h->writer = NULL;
                 if (h->cfg->hooks.before_freeze)
                         h->cfg->hooks.before_freeze(h->cfg->hooks.ctx);
+                wait_for_threads_gone();
                 snap->ops->unfreeze(snap);
                 if (h->cfg->hooks.after_freeze)
                         h->cfg->hooks.after_freeze(h->cfg->hooks.ctx);
