@@ -8,25 +8,7 @@ set -u
 
 srcdir=${DMO_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 
-n=0
-failed=0
-ok()
-{
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok()
-{
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-}
-check()
-{
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
+. "${DMO_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/tap.sh"
 
 busybox=$(command -v busybox 2>/dev/null || true)
 chroot=$(command -v chroot 2>/dev/null || true)

@@ -9,25 +9,7 @@ set -u
 builddir=${DMO_BUILDDIR:-$(pwd)}
 MAKE=${MAKE:-make}
 
-n=0
-failed=0
-ok()
-{
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok()
-{
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-}
-check()
-{
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
+. "${DMO_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/tap.sh"
 
 dest=$(mktemp -d "${TMPDIR:-/tmp}/data-install.XXXXXX") || exit 99
 trap 'rm -rf "$dest"' EXIT INT TERM

@@ -16,25 +16,7 @@ case "$MSGFMT" in :*) MSGFMT=msgfmt ;; esac
 case "$XGETTEXT" in :*) XGETTEXT=xgettext ;; esac
 case "$MSGMERGE" in :*) MSGMERGE=msgmerge ;; esac
 
-n=0
-failed=0
-ok()
-{
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok()
-{
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-}
-check()
-{
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
+. "${DMO_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/tap.sh"
 diag()
 {
 	sed 's/^/# /'
