@@ -168,6 +168,15 @@ dm-hibernate)
 dm-resume)
 	dormouse_resume
 	;;
+fbdev-splash)
+	# The framebuffer output; the console is switched to graphics mode by
+	# dormouse, so fbcon does not draw over the splash.
+	mkswap /dev/vda >/dev/null
+	say "FBDEV start"
+	dormouse hibernate --kernel sim --sim-size 64M --resume-device /dev/vda --splash fbdev \
+		--debug-step-delay 30 </dev/tty1 >/dev/null
+	say "FBDEV rc=$?"
+	;;
 first-frame)
 	# The screen is the bochs card's; each program shows one frame. dormouse
 	# runs the simulated kernel here: its splash comes up, nothing hibernates.

@@ -1171,6 +1171,31 @@ def scenario_corrupted(h):
             f"({shown[-1].name}), swap usable")
 
 
+def scenario_fbdev(h):
+    """The framebuffer output on /dev/fb0 (bochs-drm's fbdev emulation), for
+    machines without KMS: dormouse on the simulated kernel, screendumps while
+    it writes, themed frames and a growing bar."""
+    h.need_dormouse()
+    disk = h.new_disk("fb")
+    out = h.out_dir("fbdev")
+    with VM(h, "fb", "fbdev-splash", disk) as vm:
+        idx = expect(vm, r"VMTEST: FBDEV start", "dormouse with --splash fbdev", 60)[0]
+        shots = capture_until(vm, r"VMTEST: FBDEV rc=", idx, h.work / "shots-fb", "fb",
+                              h.args.shot_interval)
+        _, _, m = expect(vm, r"VMTEST: FBDEV rc=(\d+)", "dormouse's exit", 90)
+        expect_exit(vm, "power-off")
+    if m.group(1) != "0":
+        raise Failure(f"fbdev: dormouse exited {m.group(1)}; serial log {vm.logpath}")
+    saved = save_pngs(shots, out, "fbdev")
+    themed = [fr for fr, _ in saved if frame_kind(fr, h.theme) == "themed"]
+    if len(themed) < 3:
+        raise Failure(f"fbdev: only {len(themed)} themed frames among {len(saved)} (see {out})")
+    y, _, widths = bar_measure(themed, h.theme)
+    if any(b < a for a, b in zip(widths, widths[1:])) or widths[-1] <= widths[0]:
+        raise Failure(f"fbdev: bar fill {widths} does not grow steadily (see {out})")
+    return f"{len(themed)} themed frames on /dev/fb0, bar {widths[0]}→{widths[-1]} px; PNGs in {out}"
+
+
 def median(xs):
     xs = sorted(xs)
     return xs[len(xs) // 2]
@@ -1207,6 +1232,7 @@ SCENARIOS = [
     ("noresume", scenario_noresume),
     ("corrupted", scenario_corrupted),
     ("first-frame", scenario_first_frame),
+    ("fbdev", scenario_fbdev),
 ]
 
 
