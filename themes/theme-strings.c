@@ -4,6 +4,7 @@
 static const char *const dmo_theme_strings[] = {
         N_("A restless night"),
         N_("Bringing your session back"),
+        N_("Could not resume"),
         N_("Good morning"),
         N_("Good night"),
         N_("Hibernating"),
@@ -13,6 +14,7 @@ static const char *const dmo_theme_strings[] = {
         N_("Resuming"),
         N_("Saving your session to disk. Press Esc to cancel."),
         N_("Something went wrong"),
+        N_("Starting normally; see the message below"),
         N_("Still awake"),
         N_("Waking your session up"),
         N_("Your session is back; nothing was lost"),

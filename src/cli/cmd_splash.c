@@ -29,10 +29,9 @@ static int parse_kind(const char *s, enum dmo_scene_kind *out)
                 const char *name;
                 enum dmo_scene_kind kind;
         } kinds[] = {
-            {"hibernate", DMO_SCENE_HIBERNATE},
-            {"resume", DMO_SCENE_RESUME},
-            {"aborted", DMO_SCENE_ABORTED},
-            {"error", DMO_SCENE_ERROR},
+            {"hibernate", DMO_SCENE_HIBERNATE},       {"resume", DMO_SCENE_RESUME},
+            {"aborted", DMO_SCENE_ABORTED},           {"error", DMO_SCENE_ERROR},
+            {"resume-error", DMO_SCENE_RESUME_ERROR},
         };
         for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
                 if (strcmp(s, kinds[i].name) == 0) {

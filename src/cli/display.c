@@ -21,6 +21,7 @@ struct dmo_display {
         struct dmo_renderer *renderer;
         int key_fd;
         bool graphical; /* a screen (kms, fbdev) is among the outputs */
+        enum dmo_mode mode;
 };
 
 /* How long a failure stays on a screen before the boot (or the desktop)
@@ -120,6 +121,7 @@ void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
         if (!d)
                 return;
         d->key_fd = -1;
+        d->mode = mode;
 
         char name[16] = "";
         const char *arg = NULL;
@@ -217,7 +219,10 @@ void dmo_display_stop(struct dmo_display *d, const char *failure)
                 return;
         if (d->renderer) {
                 if (failure) {
-                        dmo_renderer_set_detail(d->renderer, DMO_SCENE_ERROR, failure);
+                        dmo_renderer_set_detail(d->renderer,
+                                                d->mode == DMO_MODE_RESUME ? DMO_SCENE_RESUME_ERROR
+                                                                           : DMO_SCENE_ERROR,
+                                                failure);
                         /* Started, in case the failure came while it was
                          * stopped around the freeze. */
                         dmo_renderer_start(d->renderer);

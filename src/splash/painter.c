@@ -31,8 +31,8 @@ struct target {
 
 enum line_id {
         L_TITLE0,
-        L_SUBTITLE0 = L_TITLE0 + 4,
-        L_MESSAGE = L_SUBTITLE0 + 4,
+        L_SUBTITLE0 = L_TITLE0 + DMO_SCENE_KINDS,
+        L_MESSAGE = L_SUBTITLE0 + DMO_SCENE_KINDS,
         L_STATS,
         L_DETAIL,
         L_PROMPT,
@@ -229,7 +229,7 @@ static int make_lines(struct dmo_painter *p)
         }
         if (!p->have_text)
                 return 0;
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < DMO_SCENE_KINDS; k++) {
                 dmo_line_shape(&p->shaper, &p->line[L_TITLE0 + k], &p->style[DMO_TEXT_TITLE],
                                p->t->mode[k].title);
                 dmo_line_shape(&p->shaper, &p->line[L_SUBTITLE0 + k], &p->style[DMO_TEXT_SUBTITLE],
@@ -856,7 +856,7 @@ int dmo_painter_paint(struct dmo_painter *p, uint8_t *pixels, int stride,
         struct dmo_rect local[1];
         unsigned nd = 0;
 
-        if (!p || !pixels || !sc || stride < p->w * 4 || (unsigned)sc->kind > DMO_SCENE_ERROR)
+        if (!p || !pixels || !sc || stride < p->w * 4 || (unsigned)sc->kind >= DMO_SCENE_KINDS)
                 return -EINVAL;
         if (!damage || max_damage == 0) {
                 damage = local;

@@ -113,7 +113,7 @@ static enum dmo_scene_kind kind_of(const struct dmo_progress_snapshot *p)
         if (p->phase == DMO_PHASE_ABORTED)
                 return DMO_SCENE_ABORTED;
         if (p->phase == DMO_PHASE_FAILED)
-                return DMO_SCENE_ERROR;
+                return p->mode == DMO_MODE_RESUME ? DMO_SCENE_RESUME_ERROR : DMO_SCENE_ERROR;
         return p->mode == DMO_MODE_RESUME ? DMO_SCENE_RESUME : DMO_SCENE_HIBERNATE;
 }
 

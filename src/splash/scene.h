@@ -14,11 +14,14 @@
 #include "progress/progress.h"
 
 enum dmo_scene_kind {
-        DMO_SCENE_HIBERNATE, /* theme section [hibernate] */
-        DMO_SCENE_RESUME,    /* [resume] */
-        DMO_SCENE_ABORTED,   /* [aborted] */
-        DMO_SCENE_ERROR,     /* [error] */
+        DMO_SCENE_HIBERNATE,    /* theme section [hibernate] */
+        DMO_SCENE_RESUME,       /* [resume] */
+        DMO_SCENE_ABORTED,      /* [aborted] */
+        DMO_SCENE_ERROR,        /* [error]: hibernation failed */
+        DMO_SCENE_RESUME_ERROR, /* [resume-error]: an image could not be restored */
 };
+
+#define DMO_SCENE_KINDS 5
 
 enum dmo_dialog_kind {
         DMO_DIALOG_NONE,

@@ -84,7 +84,7 @@ struct dmo_theme {
         double dialog_halign, dialog_valign, dialog_width, dialog_size;
         struct dmo_rgba dialog_bg, dialog_border, dialog_text, dialog_accent;
 
-        struct dmo_theme_mode mode[4]; /* by enum dmo_scene_kind */
+        struct dmo_theme_mode mode[DMO_SCENE_KINDS]; /* by enum dmo_scene_kind */
 };
 
 /* Picks the variant for a scale: @2x when scale > 1.5 and present. */

@@ -218,6 +218,7 @@ static const struct sectiondef sections[] = {
     {"resume", keys_mode, TF(mode[DMO_SCENE_RESUME])},
     {"aborted", keys_mode, TF(mode[DMO_SCENE_ABORTED])},
     {"error", keys_mode, TF(mode[DMO_SCENE_ERROR])},
+    {"resume-error", keys_mode, TF(mode[DMO_SCENE_RESUME_ERROR])},
 };
 
 static int hexval(int c)
@@ -559,11 +560,16 @@ static void set_defaults(struct dmo_theme *t)
         t->dialog_text = white;
         t->dialog_accent = (struct dmo_rgba){0.35, 0.6, 1, 1};
         /* Titles a theme gets when it names none; translated like the theme's own. */
-        static const char *const titles[4] = {N_("Hibernating"), N_("Resuming"),
-                                              N_("Hibernation cancelled"),
-                                              N_("Hibernation failed")};
-        for (int m = 0; m < 4; m++) {
+        static const char *const titles[DMO_SCENE_KINDS] = {
+            N_("Hibernating"), N_("Resuming"), N_("Hibernation cancelled"),
+            N_("Hibernation failed"), N_("Could not resume")};
+        static const char *const subtitles[DMO_SCENE_KINDS] = {
+            [DMO_SCENE_RESUME_ERROR] = N_("Starting normally; see the message below")};
+        for (int m = 0; m < DMO_SCENE_KINDS; m++) {
                 snprintf(t->mode[m].title, sizeof(t->mode[m].title), "%s", _(titles[m]));
+                if (subtitles[m])
+                        snprintf(t->mode[m].subtitle, sizeof(t->mode[m].subtitle), "%s",
+                                 _(subtitles[m]));
                 t->mode[m].show_bar = m <= DMO_SCENE_RESUME;
                 t->mode[m].show_stats = m <= DMO_SCENE_RESUME;
                 t->mode[m].show_throbber = m <= DMO_SCENE_RESUME;

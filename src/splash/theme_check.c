@@ -12,7 +12,8 @@
 #include "util/i18n.h"
 
 static const int check_sizes[][2] = {{800, 600}, {1280, 800}, {1920, 1080}, {3840, 2160}};
-static const char *const mode_names[] = {"hibernate", "resume", "aborted", "error"};
+static const char *const mode_names[DMO_SCENE_KINDS] = {"hibernate", "resume", "aborted", "error",
+                                                        "resume-error"};
 
 static bool rect_inside(const struct dmo_rect *r, int w, int h)
 {
@@ -39,7 +40,8 @@ static void check_size(const struct dmo_theme *t, int w, int h, struct dmo_diag 
         if (dmo_painter_box(p, DMO_BOX_BAR, &bar) && (bar.w < 8 || !rect_inside(&bar, w, h)))
                 dmo_diag_add(diag, DMO_DIAG_WARNING, file, 0, "progress-bar",
                              _("the bar is outside the screen or too small at %dx%d"), w, h);
-        for (int k = 0; k < 4 && cairo_surface_status(s) == CAIRO_STATUS_SUCCESS; k++) {
+        for (int k = 0; k < DMO_SCENE_KINDS && cairo_surface_status(s) == CAIRO_STATUS_SUCCESS;
+             k++) {
                 struct dmo_scene sc;
                 /* Near the end the stats line is at its longest (sizes, MB/s, minutes). */
                 dmo_preview_scene((enum dmo_scene_kind)k, 0.5, 0, &sc);
