@@ -269,13 +269,33 @@ static void *typist_main(void *arg)
         return NULL;
 }
 
+/* Types a passphrase key by key, each time waiting until a frame shows the
+ * bullets it should (so the test does not depend on the frame rate). */
+static void *passphrase_typist_main(void *arg)
+{
+        struct rig *g = arg;
+        static const struct {
+                const char *bytes;
+                int bullets; /* after this key; -1: do not wait */
+        } steps[] = {{"a", 1}, {"b", 2}, {"\xc3\xa9", 3}, {"x", 4}, {"\x7f", 3}, {"\r", -1}};
+        for (int i = 0; i < 400 && atomic_load(&g->f->dialog_kind) != DMO_DIALOG_PASSWORD; i++)
+                sleep_ms(5);
+        for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+                type(g, steps[k].bytes);
+                for (int i = 0; i < 400 && steps[k].bullets >= 0 &&
+                                atomic_load(&g->f->bullets) != (unsigned)steps[k].bullets;
+                     i++)
+                        sleep_ms(5);
+        }
+        return NULL;
+}
+
 static void test_password_dialog_takes_keys_shows_bullets_not_abort(void)
 {
         struct rig g;
         REQUIRE(rig_start(&g, 60, true));
-        struct typist t = {&g, "ab\xc3\xa9x\x7f\r", DMO_DIALOG_PASSWORD};
         pthread_t th;
-        pthread_create(&th, NULL, typist_main, &t);
+        pthread_create(&th, NULL, passphrase_typist_main, &g);
         char buf[64];
         int err = dmo_renderer_ask_password(g.r, "Passphrase", buf, sizeof(buf), 5000);
         pthread_join(th, NULL);
