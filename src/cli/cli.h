@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "cli/config.h"
+#include "engine/engine.h"
 #include "kernel/faults.h"
 #include "kernel/snapshot.h"
 #include "progress/progress.h"
@@ -128,5 +129,12 @@ int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_sw
                         char *path_buf, size_t path_len, bool *noresume);
 
 const char *dmo_cli_step_text(int step);
+
+/* DORMOUSE_DEBUG_TIMING is set: the engine profiles its data phases and the
+ * CLI reports where the time went (the VM benchmarks read it). */
+bool dmo_cli_profiling(void);
+
+/* Engine hook: prints the data phase's profile, if it was taken. */
+void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *stats);
 
 #endif

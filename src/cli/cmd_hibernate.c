@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/display.h"
@@ -149,11 +150,16 @@ int dmo_cmd_hibernate(int argc, char **argv)
         /* The splash loads everything it will ever need before the freeze. */
         dmo_display_start(&c, DMO_MODE_HIBERNATE, progress, &display);
         hc.progress = progress;
+        hc.profile = dmo_cli_profiling();
+        hc.faults = c.fault_plan;
+        if (c.simulated) /* the simulated machine's memory size */
+                hc.max_image_pages = c.sim_size / (uint64_t)sysconf(_SC_PAGESIZE);
         hc.hooks.ctx = display;
         hc.hooks.devices_thawed = dmo_display_devices_thawed;
         hc.hooks.before_freeze = dmo_display_before_freeze;
         hc.hooks.after_freeze = dmo_display_after_freeze;
         hc.hooks.before_snapshot = dmo_display_before_snapshot;
+        hc.hooks.stats_ready = dmo_cli_print_profile;
 
         struct dmo_hibernate_result res;
         char failure[512] = "";

@@ -190,9 +190,12 @@ int dmo_cmd_resume(int argc, char **argv)
         }
         ui.progress = progress;
         rc.progress = progress;
+        rc.profile = dmo_cli_profiling();
+        rc.faults = c.fault_plan;
         rc.hooks.ctx = &ui;
         rc.hooks.image_found = show_splash;
         rc.hooks.devices_thawed = redraw_splash;
+        rc.hooks.stats_ready = dmo_cli_print_profile;
 
         struct dmo_resume_result res;
         char msg[512] = "";

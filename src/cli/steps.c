@@ -2,6 +2,35 @@
 #include "engine/engine.h"
 #include "util/i18n.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
+bool dmo_cli_profiling(void)
+{
+        return getenv("DORMOUSE_DEBUG_TIMING") != NULL;
+}
+
+/* Debugging output for developers, deliberately untranslated. */
+void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *s)
+{
+        const struct dmo_engine_profile *p = &s->profile;
+        (void)ctx;
+        if (!p->enabled)
+                return;
+        if (p->allocs || p->writes)
+                fprintf(stderr,
+                        "dormouse: timing: data phase %.3f s: reading the kernel %.3f s, storing "
+                        "%.3f s (%llu slot allocations %.3f s, %llu writes %.3f s, waiting for "
+                        "the codec %.3f s)\n",
+                        s->data_s, p->kernel_io_s, p->image_s, (unsigned long long)p->allocs,
+                        p->alloc_s, (unsigned long long)p->writes, p->write_s, p->codec_wait_s);
+        else
+                fprintf(stderr,
+                        "dormouse: timing: load phase: reading and decoding the image %.3f s, "
+                        "handing pages to the kernel %.3f s\n",
+                        p->image_s, p->kernel_io_s);
+}
+
 /* Completes "hibernation failed while ..." and "... while %s". */
 const char *dmo_cli_step_text(int step)
 {

@@ -15,7 +15,6 @@
 #include "image/sigdev.h"
 #include "image/writer.h"
 #include "kernel/blockdev.h"
-#include "kernel/sim_kernel.h"
 #include "kernel/swap_area.h"
 
 struct timer {
@@ -35,11 +34,6 @@ static double timer_lap(struct timer *t)
             (double)(now.tv_sec - t->start.tv_sec) + (double)(now.tv_nsec - t->start.tv_nsec) / 1e9;
         t->start = now;
         return s;
-}
-
-static const struct dmo_fault_plan *faults_of(struct dmo_snapshot *snap)
-{
-        return snap->simulated ? dmo_sim_kernel_faults(snap) : NULL;
 }
 
 /* Debug knob for screenshots: hold each 1% of the data phase. */
@@ -110,10 +104,7 @@ struct hibernation {
         struct dmo_image_writer *writer;
         uint8_t *scratch; /* one page, to see the end of the kernel's stream */
         uint64_t avail_swap;
-        /* DORMOUSE_DEBUG_TIMING: where the data phase spends its time */
-        bool profile;
-        double t_read, t_store, t_alloc;
-        uint64_t n_alloc;
+        struct dmo_engine_profile *prof; /* the result's, when profiling */
         struct dmo_kernel_identity id;
         uint64_t start_ns;
         bool frozen;
@@ -170,28 +161,24 @@ static void unwind(struct hibernation *h)
 static int alloc_swap_slot(void *ctx, uint64_t *byte_offset)
 {
         struct hibernation *h = ctx;
-        if (!h->profile)
+        if (!h->prof)
                 return h->snap->ops->alloc_swap_page(h->snap, byte_offset);
         double t0 = now_s();
         int r = h->snap->ops->alloc_swap_page(h->snap, byte_offset);
-        h->t_alloc += now_s() - t0;
-        h->n_alloc++;
+        h->prof->alloc_s += now_s() - t0;
+        h->prof->allocs++;
         return r;
 }
 
 /* An upper bound for the image's page count, known before the snapshot:
  * the kernel cannot copy more memory than there is. */
-static uint64_t max_image_pages(struct dmo_snapshot *snap, uint64_t avail_swap, uint32_t page_size)
+static uint64_t max_image_pages(const struct dmo_hibernate_config *cfg, uint32_t page_size)
 {
-        uint64_t bound;
-        if (snap->simulated) {
-                bound = dmo_sim_kernel_max_pages(snap);
-        } else {
-                long phys = sysconf(_SC_PHYS_PAGES);
-                long ps = sysconf(_SC_PAGESIZE);
-                bound = phys > 0 && ps > 0 ? (uint64_t)phys * (uint64_t)ps / page_size : 0;
-        }
-        (void)avail_swap;
+        if (cfg->max_image_pages)
+                return cfg->max_image_pages;
+        long phys = sysconf(_SC_PHYS_PAGES);
+        long ps = sysconf(_SC_PAGESIZE);
+        uint64_t bound = phys > 0 && ps > 0 ? (uint64_t)phys * (uint64_t)ps / page_size : 0;
         return bound ? bound : 1;
 }
 
@@ -210,7 +197,7 @@ static int prepare(struct hibernation *h)
         int r;
 
         dmo_progress_set_phase(cfg->progress, DMO_PHASE_PREPARE);
-        r = dmo_blockdev_open(cfg->target.path, true, faults_of(snap), &h->dev);
+        r = dmo_blockdev_open(cfg->target.path, true, cfg->faults, &h->dev);
         if (r < 0)
                 return fail(h->res, DMO_STEP_OPEN_DEVICE, r);
         r = dmo_swap_header_read(h->dev, cfg->target.header_page, &swap);
@@ -256,7 +243,7 @@ static int start_writer(struct hibernation *h)
             .threads = cfg->threads,
             .chunk_pages = cfg->chunk_pages,
             .page_size = h->id.page_size,
-            .expected_pages = max_image_pages(h->snap, h->avail_swap, h->id.page_size),
+            .expected_pages = max_image_pages(cfg, h->id.page_size),
         };
         int r = dmo_image_writer_new(&wp, h->dev, alloc_swap_slot, h, cfg->progress, &h->writer);
         if (r < 0)
@@ -333,26 +320,26 @@ static int write_data(struct hibernation *h)
                 void *page;
                 if (dmo_progress_abort_requested(cfg->progress))
                         return -ECANCELED;
-                double t0 = h->profile ? now_s() : 0, t1 = 0;
+                double t0 = h->prof ? now_s() : 0, t1 = 0;
                 r = dmo_image_writer_page_buffer(h->writer, &page);
                 if (r < 0)
                         return fail(h->res, DMO_STEP_WRITE_IMAGE, r);
-                if (h->profile)
+                if (h->prof)
                         t1 = now_s();
                 r = read_kernel_page(snap, page, page_size);
                 if (r <= 0) /* the kernel announced more pages than it gave */
                         return fail(h->res, DMO_STEP_READ_KERNEL, r < 0 ? r : -EIO);
-                if (h->profile) {
+                if (h->prof) {
                         double t2 = now_s();
-                        h->t_read += t2 - t1;
-                        h->t_store += t1 - t0;
+                        h->prof->kernel_io_s += t2 - t1;
+                        h->prof->image_s += t1 - t0;
                         t0 = t2;
                 }
                 r = dmo_image_writer_commit_page(h->writer);
                 if (r < 0)
                         return fail(h->res, DMO_STEP_WRITE_IMAGE, r);
-                if (h->profile)
-                        h->t_store += now_s() - t0;
+                if (h->prof)
+                        h->prof->image_s += now_s() - t0;
                 dmo_progress_add_pages(cfg->progress, 1);
                 if (done + 1 == total / 2)
                         dmo_snapshot_checkpoint(snap, DMO_CP_DATA_HALF_WRITTEN);
@@ -386,14 +373,13 @@ static int seal(struct hibernation *h, struct timer *t)
         h->res->stats.zero_pages = ir.zero_pages;
         h->res->stats.data_s = timer_lap(t);
         dmo_snapshot_checkpoint(h->snap, DMO_CP_HEADER_WRITTEN);
-        if (h->profile)
-                fprintf(stderr,
-                        "dormouse: timing: data phase %.3f s: reading the kernel %.3f s, storing "
-                        "%.3f s (%llu slot allocations %.3f s, %llu writes %.3f s, waiting for "
-                        "the codec %.3f s)\n",
-                        h->res->stats.data_s, h->t_read, h->t_store, (unsigned long long)h->n_alloc,
-                        h->t_alloc, (unsigned long long)ir.writes, (double)ir.io_ns / 1e9,
-                        (double)ir.wait_ns / 1e9);
+        if (h->prof) {
+                h->prof->writes = ir.writes;
+                h->prof->write_s = (double)ir.io_ns / 1e9;
+                h->prof->codec_wait_s = (double)ir.wait_ns / 1e9;
+        }
+        if (cfg->hooks.stats_ready)
+                cfg->hooks.stats_ready(cfg->hooks.ctx, &h->res->stats);
 
         /* Close the abort window first, then look: a request that raced the
          * close is still seen here. */
@@ -452,7 +438,8 @@ int dmo_engine_hibernate(struct dmo_snapshot *snap, const struct dmo_hibernate_c
 
         memset(res, 0, sizeof(*res));
         h.start_ns = realtime_ns();
-        h.profile = getenv("DORMOUSE_DEBUG_TIMING") != NULL;
+        res->stats.profile.enabled = cfg->profile;
+        h.prof = cfg->profile ? &res->stats.profile : NULL;
         dmo_progress_set_abortable(cfg->progress, true);
         r = prepare(&h);
         if (r < 0)
@@ -551,7 +538,7 @@ static int check_image(struct resumption *rs)
         if (r < 0)
                 return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_OPEN_DEVICE, r);
         rs->res->stats.page_size = rs->id.page_size;
-        r = dmo_blockdev_open(cfg->target.path, true, faults_of(snap), &rs->dev);
+        r = dmo_blockdev_open(cfg->target.path, true, cfg->faults, &rs->dev);
         if (r < 0)
                 return refuse(rs, DMO_RESUME_NOT_SWAP, DMO_STEP_OPEN_DEVICE, r);
         r = dmo_image_probe(rs->dev, cfg->target.header_page, rs->id.page_size, &rs->info);
@@ -595,23 +582,22 @@ static int load_image(struct resumption *rs)
         dmo_progress_set_total(cfg->progress, rs->info.header.image_pages);
         dmo_progress_set_phase(cfg->progress, DMO_PHASE_READ);
         pacer_init(&pacer, cfg->step_delay_ms, rs->info.header.image_pages);
-        const bool profile = getenv("DORMOUSE_DEBUG_TIMING") != NULL;
-        double t_image = 0, t_kernel = 0;
+        struct dmo_engine_profile *prof = cfg->profile ? &rs->res->stats.profile : NULL;
         for (;;) {
                 const void *page;
-                double t0 = profile ? now_s() : 0;
+                double t0 = prof ? now_s() : 0;
                 r = dmo_image_reader_next_page(rs->reader, &page);
                 if (r < 0)
                         return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, r);
                 if (r == 0)
                         break;
-                double t1 = profile ? now_s() : 0;
+                double t1 = prof ? now_s() : 0;
                 r = write_kernel_page(snap, page, page_size);
                 if (r < 0)
                         return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_WRITE_KERNEL, r);
-                if (profile) {
-                        t_image += t1 - t0;
-                        t_kernel += now_s() - t1;
+                if (prof) {
+                        prof->image_s += t1 - t0;
+                        prof->kernel_io_s += now_s() - t1;
                 }
                 done++;
                 dmo_progress_add_pages(cfg->progress, 1);
@@ -619,13 +605,10 @@ static int load_image(struct resumption *rs)
         }
         if (done != rs->info.header.image_pages)
                 return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, -EBADMSG);
-        if (profile)
-                fprintf(stderr,
-                        "dormouse: timing: load phase: reading and decoding the image %.3f s, "
-                        "handing pages to the kernel %.3f s\n",
-                        t_image, t_kernel);
         rs->res->stats.image_pages = done;
         rs->res->stats.stored_bytes = rs->info.header.stored_bytes;
+        if (cfg->hooks.stats_ready)
+                cfg->hooks.stats_ready(cfg->hooks.ctx, &rs->res->stats);
         dmo_snapshot_checkpoint(snap, DMO_CP_RESUME_LOADED);
         return 0;
 }
@@ -676,6 +659,7 @@ int dmo_engine_resume(struct dmo_snapshot *snap, const struct dmo_resume_config 
         int r;
 
         memset(res, 0, sizeof(*res));
+        res->stats.profile.enabled = cfg->profile;
         timer_start(&t);
         r = check_image(&rs);
         res->stats.check_s = timer_lap(&t);

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "codec/codec.h"
+#include "kernel/faults.h"
 #include "kernel/snapshot.h"
 #include "progress/progress.h"
 
@@ -63,6 +64,8 @@ enum dmo_step {
  * while the image is written. So threads that must run during the write (the
  * splash renderer, the codec workers) are stopped before the freeze and
  * started again by the engine's thread right after it. */
+struct dmo_engine_stats;
+
 struct dmo_engine_hooks {
         void *ctx;
         /* Stop helper threads; called on the engine's thread before
@@ -75,6 +78,10 @@ struct dmo_engine_hooks {
          * loaded (the moment to show the splash; a boot without an image
          * stays quiet). */
         void (*image_found)(void *ctx);
+        /* The data phase is over (hibernate: the image is sealed, power-off
+         * comes next; resume: the image is loaded, the restore comes next and
+         * does not return): the last moment to report its figures. */
+        void (*stats_ready)(void *ctx, const struct dmo_engine_stats *stats);
         /* About to take the snapshot: the kernel will suspend every device,
          * the display included, so nothing may draw until devices_thawed. */
         void (*before_snapshot)(void *ctx);
@@ -93,6 +100,12 @@ struct dmo_hibernate_config {
         enum dmo_shutdown shutdown;
         bool lock_memory;       /* mlockall before freezing (real kernel) */
         unsigned step_delay_ms; /* debug: pause this long at every 1% of the data phase */
+        bool profile;           /* fill stats.profile */
+        /* The most pages the image can have, known before the snapshot (the
+         * machine's memory); 0: this machine's RAM. */
+        uint64_t max_image_pages;
+        /* Faults to inject into the resume device (simulated kernel tests). */
+        const struct dmo_fault_plan *faults;
         struct dmo_progress *progress;
         struct dmo_engine_hooks hooks;
 };
@@ -104,6 +117,19 @@ enum dmo_hibernate_outcome {
         DMO_HIBERNATE_ABORTED,     /* the person cancelled; system thawed, swap clean */
 };
 
+/* Where the data phases spend their time; filled only when the config asks
+ * for it (a clock read per page is not free). */
+struct dmo_engine_profile {
+        bool enabled;
+        double kernel_io_s;  /* reading pages from / handing them to the kernel */
+        double image_s;      /* hibernate: storing pages; resume: reading and decoding */
+        double alloc_s;      /* hibernate: swap slot allocations... */
+        uint64_t allocs;     /* ...and how many */
+        uint64_t writes;     /* hibernate: write requests to the device... */
+        double write_s;      /* ...and the time they took (on the I/O thread) */
+        double codec_wait_s; /* hibernate: waiting for the codec with every slot busy */
+};
+
 struct dmo_engine_stats {
         uint64_t image_pages; /* kernel pages in the image */
         uint32_t page_size;
@@ -111,6 +137,7 @@ struct dmo_engine_stats {
         uint64_t zero_pages;
         double freeze_s, snapshot_s, data_s, sync_s; /* hibernate phases */
         double check_s, restore_s;                   /* resume phases */
+        struct dmo_engine_profile profile;
 };
 
 struct dmo_hibernate_result {
@@ -130,6 +157,8 @@ struct dmo_resume_config {
         bool noresume; /* discard the image instead of restoring it */
         bool lock_memory;
         unsigned step_delay_ms;
+        bool profile;                        /* fill stats.profile */
+        const struct dmo_fault_plan *faults; /* see dmo_hibernate_config */
         struct dmo_progress *progress;
         struct dmo_engine_hooks hooks;
 };
