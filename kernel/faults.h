@@ -7,7 +7,7 @@
  *   eio-write@N    the N-th dmo_blockdev_pwrite (1-based) fails with EIO
  *   eio-read@N     the N-th dmo_blockdev_pread (1-based) fails with EIO
  *   short-write    every write(2) under dmo_blockdev_pwrite moves at most half
- *   short-read     the simulated read_page returns at most half of what is left
+ *   short-read     the simulated read_image returns at most half of what is left
  *   crash@NAME     the simulated kernel "loses power" at checkpoint NAME
  *                  (a dmo_checkpoint_name(); crash@ may repeat for several)
  * Anything else (unknown item, empty item, repeated counter item, numbers

@@ -250,7 +250,7 @@ static void make_page(struct sim *m, uint64_t index, uint8_t *buf)
         }
 }
 
-static ssize_t sim_read_page(struct dmo_snapshot *s, void *buf, size_t len)
+static ssize_t sim_read_one(struct dmo_snapshot *s, void *buf, size_t len)
 {
         struct sim *m = to_sim(s);
         if (m->powered_off)
@@ -315,7 +315,7 @@ static int take_page(struct sim *m, const uint8_t *data)
         return 0;
 }
 
-static ssize_t sim_write_page(struct dmo_snapshot *s, const void *buf, size_t len)
+static ssize_t sim_write_one(struct dmo_snapshot *s, const void *buf, size_t len)
 {
         struct sim *m = to_sim(s);
         if (m->powered_off)
@@ -341,6 +341,45 @@ static ssize_t sim_write_page(struct dmo_snapshot *s, const void *buf, size_t le
                 r = take_page(m, m->page);
         }
         return r < 0 ? r : (ssize_t)n;
+}
+
+/* Like the kernel's readv()/writev() on /dev/snapshot: one page at a time
+ * until len is used up, a short transfer ends the call, an error after
+ * progress is reported on the next call. */
+static ssize_t sim_read_image(struct dmo_snapshot *s, void *buf, size_t len)
+{
+        struct sim *m = to_sim(s);
+        size_t got = 0;
+        while (got < len) {
+                size_t want = m->ps - m->cur_off;
+                if (want > len - got)
+                        want = len - got;
+                ssize_t n = sim_read_one(s, (uint8_t *)buf + got, want);
+                if (n < 0)
+                        return got ? (ssize_t)got : n;
+                got += (size_t)n;
+                if ((size_t)n != want)
+                        break;
+        }
+        return (ssize_t)got;
+}
+
+static ssize_t sim_write_image(struct dmo_snapshot *s, const void *buf, size_t len)
+{
+        struct sim *m = to_sim(s);
+        size_t put = 0;
+        while (put < len) {
+                size_t want = m->ps - m->write_off;
+                if (want > len - put)
+                        want = len - put;
+                ssize_t n = sim_write_one(s, (const uint8_t *)buf + put, want);
+                if (n < 0)
+                        return put ? (ssize_t)put : n;
+                put += (size_t)n;
+                if ((size_t)n != want)
+                        break;
+        }
+        return (ssize_t)put;
 }
 
 static int sim_atomic_restore(struct dmo_snapshot *s)
@@ -427,8 +466,8 @@ static const struct dmo_snapshot_ops sim_ops = {
     .pref_image_size = sim_pref_image_size,
     .create_image = sim_create_image,
     .get_image_size = sim_get_image_size,
-    .read_page = sim_read_page,
-    .write_page = sim_write_page,
+    .read_image = sim_read_image,
+    .write_image = sim_write_image,
     .alloc_swap_page = sim_alloc_swap_page,
     .free_swap_pages = sim_free_swap_pages,
     .avail_swap = sim_avail_swap,

@@ -19,7 +19,7 @@
  * The image is size_bytes (or less, down to half of it, when a smaller
  * pref_image_size was asked for) and starts with a header page.
  *
- * Resume mode: write_page takes pages back in order; page 0 must be a sim
+ * Resume mode: write_image takes pages back in order; page 0 must be a sim
  * header made by the same identity with the same seed and page size
  * (-EINVAL otherwise, like the kernel's header check); pages past the count
  * are -EFBIG. Every page is compared on the fly; atomic_restore (needs

@@ -67,11 +67,15 @@ struct dmo_snapshot_ops {
         /* *in_suspend = 1: snapshot taken, save it; 0: we are back after a restore. */
         int (*create_image)(struct dmo_snapshot *s, int *in_suspend);
         int (*get_image_size)(struct dmo_snapshot *s, uint64_t *bytes);
-        /* Reads the next page into buf (page_size bytes). Returns bytes read
-         * (may be short: call again for the rest), 0 at the end of the image. */
-        ssize_t (*read_page)(struct dmo_snapshot *s, void *buf, size_t len);
-        /* Writes the next page (or part of it); returns bytes taken. */
-        ssize_t (*write_page)(struct dmo_snapshot *s, const void *buf, size_t len);
+        /* Reads the image's next bytes into buf, several pages per call when
+         * len allows (/dev/snapshot hands out one page per read(); readv()
+         * with a page per iovec takes many in one system call). Returns the
+         * bytes read, which may be short (call again for the rest), 0 at the
+         * end of the image. */
+        ssize_t (*read_image)(struct dmo_snapshot *s, void *buf, size_t len);
+        /* Writes the image's next bytes, several pages per call when len
+         * allows; returns the bytes taken (may be short). */
+        ssize_t (*write_image)(struct dmo_snapshot *s, const void *buf, size_t len);
         /* One swap slot; *byte_offset is on the device given to set_swap_area. */
         int (*alloc_swap_page)(struct dmo_snapshot *s, uint64_t *byte_offset);
         int (*free_swap_pages)(struct dmo_snapshot *s);

@@ -8,6 +8,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -18,11 +19,14 @@ _Static_assert(SNAPSHOT_SET_SWAP_AREA == 0x400C330D, "ioctl number as in the uap
 _Static_assert(SNAPSHOT_CREATE_IMAGE == 0x40043311, "ioctl number as in the uapi table");
 _Static_assert(SNAPSHOT_ALLOC_SWAP_PAGE == 0x80083314, "ioctl number as in the uapi table");
 
+enum { DEV_MAX_IOV = 256 }; /* pages per system call; UIO_MAXIOV is 1024 */
+
 struct snapdev {
         struct dmo_snapshot base;
         int fd;
         bool ready;        /* an image exists in the kernel (ours to FREE) */
         bool platform_off; /* the engine chose shutdown mode */
+        size_t page_size;
 };
 
 static struct snapdev *to_dev(struct dmo_snapshot *s)
@@ -127,27 +131,48 @@ static int dev_get_image_size(struct dmo_snapshot *s, uint64_t *bytes)
         return r;
 }
 
-static ssize_t dev_read_page(struct dmo_snapshot *s, void *buf, size_t len)
+/* /dev/snapshot has no read_iter/write_iter: readv()/writev() call its
+ * read()/write() once per iovec and stop at the first short one, so a page
+ * per iovec moves a batch of pages in one system call instead of one each
+ * (65,000 calls for a 256 MiB image). */
+static int page_iovecs(struct snapdev *d, const void *buf, size_t len, struct iovec *iov)
 {
+        const size_t ps = d->page_size;
+        int n = 0;
+        for (size_t off = 0; off < len && n < DEV_MAX_IOV; n++) {
+                size_t part = len - off < ps ? len - off : ps;
+                iov[n] = (struct iovec){.iov_base = (uint8_t *)buf + off, .iov_len = part};
+                off += part;
+        }
+        return n;
+}
+
+static ssize_t dev_read_image(struct dmo_snapshot *s, void *buf, size_t len)
+{
+        struct snapdev *d = to_dev(s);
+        struct iovec iov[DEV_MAX_IOV];
+        int n = page_iovecs(d, buf, len, iov);
         for (;;) {
-                ssize_t n = read(to_dev(s)->fd, buf, len);
-                if (n >= 0)
-                        return n;
+                ssize_t r = n > 1 ? readv(d->fd, iov, n) : read(d->fd, buf, len);
+                if (r >= 0)
+                        return r;
                 if (errno != EINTR)
                         return -errno;
         }
 }
 
-static ssize_t dev_write_page(struct dmo_snapshot *s, const void *buf, size_t len)
+static ssize_t dev_write_image(struct dmo_snapshot *s, const void *buf, size_t len)
 {
         struct snapdev *d = to_dev(s);
+        struct iovec iov[DEV_MAX_IOV];
+        int n = page_iovecs(d, buf, len, iov);
         for (;;) {
-                ssize_t n = write(d->fd, buf, len);
-                if (n >= 0) {
+                ssize_t r = n > 1 ? writev(d->fd, iov, n) : write(d->fd, buf, len);
+                if (r >= 0) {
                         /* Once the last page is in, the kernel marks the image
                          * ready; assume it may be as soon as anything arrived. */
                         d->ready = true;
-                        return n;
+                        return r;
                 }
                 if (errno != EINTR)
                         return -errno;
@@ -247,8 +272,8 @@ static const struct dmo_snapshot_ops dev_ops = {
     .pref_image_size = dev_pref_image_size,
     .create_image = dev_create_image,
     .get_image_size = dev_get_image_size,
-    .read_page = dev_read_page,
-    .write_page = dev_write_page,
+    .read_image = dev_read_image,
+    .write_image = dev_write_image,
     .alloc_swap_page = dev_alloc_swap_page,
     .free_swap_pages = dev_free_swap_pages,
     .avail_swap = dev_avail_swap,
@@ -287,6 +312,7 @@ int dmo_snapshot_open_dev(const char *path, enum dmo_snapshot_mode mode, struct 
         d->base.ops = &dev_ops;
         d->base.mode = mode;
         d->base.simulated = false;
+        d->page_size = (size_t)sysconf(_SC_PAGESIZE);
         d->fd = dmo_steal_fd(fd);
         *out = &d->base;
         return 0;

@@ -109,13 +109,21 @@ static inline int tu_hibernate(struct dmo_blockdev *dev, struct tu_alloc *a, uin
         int r = dmo_image_writer_new(wp, dev, tu_alloc_page, a, NULL, &w);
         if (r < 0)
                 return r;
-        for (uint64_t i = 0; i < npages && r == 0; i++) {
-                void *page;
-                r = dmo_image_writer_page_buffer(w, &page);
-                if (r == 0) {
-                        tu_page(seed, i, page, wp->page_size);
-                        r = dmo_image_writer_commit_page(w);
-                }
+        /* Commits vary between one page and the whole room offered, so
+         * chunks are filled in uneven steps as well as at once. */
+        for (uint64_t i = 0; i < npages && r == 0;) {
+                void *pages;
+                size_t room;
+                r = dmo_image_writer_page_buffers(w, &pages, &room);
+                if (r < 0)
+                        break;
+                size_t k = (i % 3 == 0) ? room : 1 + (size_t)(i % room);
+                if (k > npages - i)
+                        k = (size_t)(npages - i);
+                for (size_t j = 0; j < k; j++)
+                        tu_page(seed, i + j, (uint8_t *)pages + j * wp->page_size, wp->page_size);
+                r = dmo_image_writer_commit_pages(w, k);
+                i += k;
         }
         struct dmo_image_meta meta = {.start_ns = 1, .platform_mode = true};
         strcpy(meta.identity.sysname, "Linux");
@@ -150,19 +158,21 @@ static inline int tu_resume(struct dmo_blockdev *dev, uint64_t seed, uint64_t np
         uint8_t *want = malloc(ps);
         uint64_t i = 0;
         int ret = 0;
-        for (;;) {
-                const void *page;
-                r = dmo_image_reader_next_page(rd, &page);
+        while (ret == 0) {
+                const void *pages;
+                size_t n;
+                r = dmo_image_reader_next_pages(rd, &pages, &n);
                 if (r <= 0) {
                         ret = r < 0 ? r : (i == npages ? 0 : 2);
                         break;
                 }
-                tu_page(seed, i, want, ps);
-                if (i >= npages || memcmp(page, want, ps) != 0) {
-                        ret = 1;
-                        break;
+                for (size_t j = 0; j < n; j++, i++) {
+                        tu_page(seed, i, want, ps);
+                        if (i >= npages || memcmp((const uint8_t *)pages + j * ps, want, ps) != 0) {
+                                ret = 1;
+                                break;
+                        }
                 }
-                i++;
         }
         free(want);
         dmo_image_reader_free(rd);

@@ -42,11 +42,11 @@ static void test_hibernate_preconditions_match_the_kernel(void)
         uint8_t page[PS];
         int in_suspend = -1;
         uint64_t bytes;
-        CHECK_INT(s->ops->read_page(s, page, PS), ==, -ENODATA);
+        CHECK_INT(s->ops->read_image(s, page, PS), ==, -ENODATA);
         CHECK_INT(s->ops->get_image_size(s, &bytes), ==, -ENODATA);
         CHECK_INT(s->ops->create_image(s, &in_suspend), ==, -EPERM); /* not frozen */
         CHECK_INT(s->ops->atomic_restore(s), ==, -EPERM);
-        CHECK_INT(s->ops->write_page(s, page, PS), ==, -EBADF);
+        CHECK_INT(s->ops->write_image(s, page, PS), ==, -EBADF);
         CHECK_INT(s->ops->alloc_swap_page(s, &bytes), ==, -ENODEV);
         CHECK_INT(s->ops->freeze(s), ==, 0);
         CHECK_INT(s->ops->create_image(s, &in_suspend), ==, 0);
@@ -61,7 +61,7 @@ static void test_hibernate_preconditions_match_the_kernel(void)
         CHECK_INT(s->ops->free_image(s), ==, 0);
         CHECK_INT(s->ops->unfreeze(s), ==, 0);
         CHECK(!dmo_sim_kernel_frozen(s));
-        CHECK_INT(s->ops->read_page(s, page, PS), ==, -ENODATA);
+        CHECK_INT(s->ops->read_image(s, page, PS), ==, -ENODATA);
 
         CHECK_INT(s->ops->s2ram(s), ==, -EPERM);
         CHECK_INT(s->ops->power_off(s), ==, 0);
@@ -82,7 +82,7 @@ static void test_read_stream_is_header_then_pages_then_end(void)
         size_t total = 0;
         unsigned calls = 0;
         for (;;) {
-                ssize_t n = s->ops->read_page(s, got + total, PS);
+                ssize_t n = s->ops->read_image(s, got + total, PS);
                 REQUIRE(n >= 0);
                 if (n == 0)
                         break;
@@ -102,10 +102,49 @@ static void test_read_stream_is_header_then_pages_then_end(void)
                 dmo_sim_page_fill(77, i, want, PS);
                 CHECK(memcmp(got + i * PS, want, PS) == 0);
         }
-        CHECK_INT(s->ops->read_page(s, got, PS), ==, 0);
+        CHECK_INT(s->ops->read_image(s, got, PS), ==, 0);
         CHECK(dmo_sim_kernel_faults(s) == plan);
         dmo_snapshot_free(s);
         dmo_fault_plan_free(plan);
+}
+
+static uint8_t *take_image(uint64_t pages, uint64_t seed, const char *release);
+
+/* Batches behave like readv()/writev() on /dev/snapshot: as many pages as
+ * asked for in one call, a partial page where the batch ends, and the
+ * stream is the same as page by page. */
+static void test_batched_transfers_match_page_by_page(void)
+{
+        enum { N = 50 };
+        uint8_t *one = take_image(N, 99, NULL);
+        REQUIRE(one);
+        struct dmo_snapshot *s = sim(N * PS, 99, NULL, DMO_SNAPSHOT_HIBERNATE);
+        REQUIRE(s);
+        int in_suspend;
+        REQUIRE(s->ops->freeze(s) == 0 && s->ops->create_image(s, &in_suspend) == 0);
+        static uint8_t got[N * PS];
+        CHECK_INT(s->ops->read_image(s, got, 8 * PS), ==, 8 * PS);
+        CHECK_INT(s->ops->read_image(s, got + 8 * PS, 2 * PS + 100), ==, 2 * PS + 100);
+        size_t total = 10 * PS + 100;
+        while (total < sizeof(got)) {
+                ssize_t n = s->ops->read_image(s, got + total, 7 * PS);
+                REQUIRE(n > 0);
+                total += (size_t)n;
+        }
+        CHECK_INT(s->ops->read_image(s, got, 4 * PS), ==, 0);
+        CHECK(memcmp(got, one, sizeof(got)) == 0);
+        dmo_snapshot_free(s);
+
+        struct dmo_snapshot *r = sim(N * PS, 99, NULL, DMO_SNAPSHOT_RESUME);
+        REQUIRE(r);
+        CHECK_INT(r->ops->write_image(r, one, 3 * PS + 10), ==, 3 * PS + 10);
+        CHECK_INT(r->ops->write_image(r, one + 3 * PS + 10, (N - 3) * PS - 10), ==,
+                  (N - 3) * PS - 10);
+        CHECK_INT(r->ops->write_image(r, one, 2 * PS), ==, -EFBIG);
+        REQUIRE(r->ops->freeze(r) == 0);
+        CHECK_INT(r->ops->atomic_restore(r), ==, 0);
+        dmo_snapshot_free(r);
+        free(one);
 }
 
 static void test_pref_image_size_shrinks_down_to_half(void)
@@ -251,7 +290,7 @@ static uint8_t *take_image(uint64_t pages, uint64_t seed, const char *release)
                 return NULL;
         }
         for (uint64_t i = 0; i < pages; i++)
-                if (s->ops->read_page(s, img + i * PS, PS) != PS) {
+                if (s->ops->read_image(s, img + i * PS, PS) != PS) {
                         free(img);
                         img = NULL;
                         break;
@@ -263,7 +302,7 @@ static uint8_t *take_image(uint64_t pages, uint64_t seed, const char *release)
 static int give_back(struct dmo_snapshot *r, const uint8_t *img, uint64_t pages)
 {
         for (uint64_t i = 0; i < pages; i++) {
-                ssize_t n = r->ops->write_page(r, img + i * PS, PS);
+                ssize_t n = r->ops->write_image(r, img + i * PS, PS);
                 if (n != PS)
                         return n < 0 ? (int)n : -EIO;
         }
@@ -280,7 +319,7 @@ static void test_resume_verifies_every_page(void)
         struct dmo_snapshot *r = sim(pages * PS, 1234, NULL, DMO_SNAPSHOT_RESUME);
         REQUIRE(r);
         CHECK_INT(give_back(r, img, pages), ==, 0);
-        CHECK_INT(r->ops->write_page(r, img, PS), ==, -EFBIG);
+        CHECK_INT(r->ops->write_image(r, img, PS), ==, -EFBIG);
         CHECK_INT(r->ops->atomic_restore(r), ==, -EPERM);
         CHECK_INT(r->ops->freeze(r), ==, 0);
         CHECK_INT(r->ops->atomic_restore(r), ==, 0);
@@ -304,7 +343,7 @@ static void test_resume_verifies_every_page(void)
         size_t done = 0, total = pages * PS;
         while (done < total) {
                 size_t want = total - done < 1000 ? total - done : 1000;
-                ssize_t n = r->ops->write_page(r, img + done, want);
+                ssize_t n = r->ops->write_image(r, img + done, want);
                 REQUIRE(n > 0);
                 done += (size_t)n;
         }
@@ -332,7 +371,7 @@ static void test_resume_verifies_every_page(void)
         CHECK_INT(r->ops->atomic_restore(r), ==, -ENODATA);
         int in_suspend;
         CHECK_INT(r->ops->create_image(r, &in_suspend), ==, -EPERM);
-        CHECK_INT(r->ops->read_page(r, img, PS), ==, -EBADF);
+        CHECK_INT(r->ops->read_image(r, img, PS), ==, -EBADF);
         dmo_snapshot_free(r);
         free(img);
 }
@@ -348,14 +387,14 @@ static void test_resume_refuses_a_foreign_page_zero(void)
         /* Not a sim header at all. */
         struct dmo_snapshot *r = sim(pages * PS, 55, NULL, DMO_SNAPSHOT_RESUME);
         REQUIRE(r);
-        CHECK_INT(r->ops->write_page(r, img + PS, PS), ==, -EINVAL);
-        CHECK_INT(r->ops->write_page(r, page0, PS), ==, PS); /* the real one still goes in */
+        CHECK_INT(r->ops->write_image(r, img + PS, PS), ==, -EINVAL);
+        CHECK_INT(r->ops->write_image(r, page0, PS), ==, PS); /* the real one still goes in */
         dmo_snapshot_free(r);
 
         /* Another seed (the resume was given the wrong --sim-seed). */
         r = sim(pages * PS, 56, NULL, DMO_SNAPSHOT_RESUME);
         REQUIRE(r);
-        CHECK_INT(r->ops->write_page(r, page0, PS), ==, -EINVAL);
+        CHECK_INT(r->ops->write_image(r, page0, PS), ==, -EINVAL);
         dmo_snapshot_free(r);
 
         /* Made by another kernel. */
@@ -364,7 +403,7 @@ static void test_resume_refuses_a_foreign_page_zero(void)
         REQUIRE(img);
         r = sim(pages * PS, 55, NULL, DMO_SNAPSHOT_RESUME);
         REQUIRE(r);
-        CHECK_INT(r->ops->write_page(r, img, PS), ==, -EINVAL);
+        CHECK_INT(r->ops->write_image(r, img, PS), ==, -EINVAL);
         struct dmo_kernel_identity id;
         CHECK_INT(r->ops->identity(r, &id), ==, 0);
         CHECK(strcmp(id.release, "0.0.0-other") != 0);
@@ -418,7 +457,7 @@ static void test_pages_survive_a_trip_through_swap_slots(void)
         static uint8_t page[PS];
         uint64_t n = 0;
         ssize_t got;
-        while ((got = h->ops->read_page(h, page, PS)) == PS) {
+        while ((got = h->ops->read_image(h, page, PS)) == PS) {
                 REQUIRE(n < pages);
                 REQUIRE(h->ops->alloc_swap_page(h, &where[n]) == 0);
                 REQUIRE(dmo_blockdev_pwrite(d, page, PS, where[n]) == 0);
@@ -433,7 +472,7 @@ static void test_pages_survive_a_trip_through_swap_slots(void)
         REQUIRE(r);
         for (uint64_t i = 0; i < n; i++) {
                 REQUIRE(dmo_blockdev_pread(d, page, PS, where[i]) == 0);
-                REQUIRE(r->ops->write_page(r, page, PS) == PS);
+                REQUIRE(r->ops->write_image(r, page, PS) == PS);
         }
         REQUIRE(r->ops->freeze(r) == 0);
         CHECK_INT(r->ops->atomic_restore(r), ==, 0);
@@ -458,6 +497,7 @@ static void test_bad_parameters_are_refused(void)
 
 DMO_TEST_MAIN(T(test_hibernate_preconditions_match_the_kernel),
               T(test_read_stream_is_header_then_pages_then_end),
+              T(test_batched_transfers_match_page_by_page),
               T(test_pref_image_size_shrinks_down_to_half),
               T(test_allocation_stays_inside_a_mkswap_area),
               T(test_allocation_honours_header_offset_and_planned_enospc),

@@ -132,6 +132,12 @@ static void redraw_splash(void *ctx)
         dmo_display_devices_thawed(ui->display);
 }
 
+static void settle_splash(void *ctx)
+{
+        struct resume_ui *ui = ctx;
+        dmo_display_before_restore(ui->display);
+}
+
 int dmo_cmd_resume(int argc, char **argv)
 {
         static const struct option opts[] = {
@@ -195,6 +201,7 @@ int dmo_cmd_resume(int argc, char **argv)
         rc.hooks.ctx = &ui;
         rc.hooks.image_found = show_splash;
         rc.hooks.devices_thawed = redraw_splash;
+        rc.hooks.before_restore = settle_splash;
         rc.hooks.stats_ready = dmo_cli_print_profile;
 
         struct dmo_resume_result res;

@@ -213,6 +213,17 @@ void dmo_display_after_freeze(void *display)
                 dmo_cli_note(_("the splash stopped: its thread could not be restarted"));
 }
 
+void dmo_display_before_restore(void *display)
+{
+        struct dmo_display *d = display;
+        if (!d || !d->renderer)
+                return;
+        /* The final frame (restoring, bar full) stays in every buffer: the
+         * restored kernel shows one of them until its own splash redraws. */
+        dmo_renderer_stop(d->renderer);
+        dmo_renderer_settle(d->renderer);
+}
+
 void dmo_display_stop(struct dmo_display *d, const char *failure)
 {
         if (!d)

@@ -27,6 +27,9 @@ void dmo_display_devices_thawed(void *display);
  * before and started again after, by the freezing thread (see engine.h). */
 void dmo_display_before_freeze(void *display);
 void dmo_display_after_freeze(void *display);
+/* Resume, just before the restore: stop drawing and leave the final frame in
+ * every buffer of every output. */
+void dmo_display_before_restore(void *display);
 
 /* Final frame, restores the screen, frees. With a failure (a translated
  * sentence), the error scene shows it, for a few seconds on a screen. */

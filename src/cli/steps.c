@@ -18,17 +18,20 @@ void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *s)
         if (!p->enabled)
                 return;
         if (p->allocs || p->writes)
-                fprintf(stderr,
-                        "dormouse: timing: data phase %.3f s: reading the kernel %.3f s, storing "
-                        "%.3f s (%llu slot allocations %.3f s, %llu writes %.3f s, waiting for "
-                        "the codec %.3f s)\n",
-                        s->data_s, p->kernel_io_s, p->image_s, (unsigned long long)p->allocs,
-                        p->alloc_s, (unsigned long long)p->writes, p->write_s, p->codec_wait_s);
+                fprintf(
+                    stderr,
+                    "dormouse: timing: data phase %.3f s: reading the kernel %.3f s (%llu calls), "
+                    "storing "
+                    "%.3f s (%llu slot allocations %.3f s, %llu writes %.3f s, waiting for "
+                    "the codec %.3f s)\n",
+                    s->data_s, p->kernel_io_s, (unsigned long long)p->kernel_calls, p->image_s,
+                    (unsigned long long)p->allocs, p->alloc_s, (unsigned long long)p->writes,
+                    p->write_s, p->codec_wait_s);
         else
                 fprintf(stderr,
                         "dormouse: timing: load phase: reading and decoding the image %.3f s, "
-                        "handing pages to the kernel %.3f s\n",
-                        p->image_s, p->kernel_io_s);
+                        "handing pages to the kernel %.3f s (%llu calls)\n",
+                        p->image_s, p->kernel_io_s, (unsigned long long)p->kernel_calls);
 }
 
 /* Completes "hibernation failed while ..." and "... while %s". */

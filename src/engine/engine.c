@@ -58,30 +58,33 @@ static void pacer_tick(struct step_pacer *p, uint64_t done)
         usleep(p->delay_ms * 1000u);
 }
 
-static int read_kernel_page(struct dmo_snapshot *snap, uint8_t *buf, size_t page_size)
+/* Reads n whole pages. 1: all there; 0: the image ended before the first;
+ * -EIO: it ended in the middle (the kernel announced more than it gave). */
+static int read_kernel_pages(struct dmo_snapshot *snap, uint8_t *buf, size_t n, size_t page_size)
 {
-        size_t got = 0;
-        while (got < page_size) {
-                ssize_t n = snap->ops->read_page(snap, buf + got, page_size - got);
-                if (n < 0)
-                        return (int)n;
-                if (n == 0)
-                        return got ? -EIO : 0; /* a page cut in half is a kernel bug */
-                got += (size_t)n;
+        size_t got = 0, want = n * page_size;
+        while (got < want) {
+                ssize_t r = snap->ops->read_image(snap, buf + got, want - got);
+                if (r < 0)
+                        return (int)r;
+                if (r == 0)
+                        return got ? -EIO : 0;
+                got += (size_t)r;
         }
         return 1;
 }
 
-static int write_kernel_page(struct dmo_snapshot *snap, const uint8_t *buf, size_t page_size)
+static int write_kernel_pages(struct dmo_snapshot *snap, const uint8_t *buf, size_t n,
+                              size_t page_size)
 {
-        size_t put = 0;
-        while (put < page_size) {
-                ssize_t n = snap->ops->write_page(snap, buf + put, page_size - put);
-                if (n < 0)
-                        return (int)n;
-                if (n == 0)
+        size_t put = 0, want = n * page_size;
+        while (put < want) {
+                ssize_t r = snap->ops->write_image(snap, buf + put, want - put);
+                if (r < 0)
+                        return (int)r;
+                if (r == 0)
                         return -EIO;
-                put += (size_t)n;
+                put += (size_t)r;
         }
         return 0;
 }
@@ -316,37 +319,44 @@ static int write_data(struct hibernation *h)
         pacer_init(&pacer, cfg->step_delay_ms, total);
         h->swap_allocated = true;
 
-        for (done = 0; done < total; done++) {
-                void *page;
+        while (done < total) {
+                void *pages;
+                size_t n;
                 if (dmo_progress_abort_requested(cfg->progress))
                         return -ECANCELED;
                 double t0 = h->prof ? now_s() : 0, t1 = 0;
-                r = dmo_image_writer_page_buffer(h->writer, &page);
+                r = dmo_image_writer_page_buffers(h->writer, &pages, &n);
                 if (r < 0)
                         return fail(h->res, DMO_STEP_WRITE_IMAGE, r);
+                /* The writer was sized for the largest image before the
+                 * kernel said how large this one is. */
+                if (n > total - done)
+                        n = (size_t)(total - done);
                 if (h->prof)
                         t1 = now_s();
-                r = read_kernel_page(snap, page, page_size);
+                r = read_kernel_pages(snap, pages, n, page_size);
                 if (r <= 0) /* the kernel announced more pages than it gave */
                         return fail(h->res, DMO_STEP_READ_KERNEL, r < 0 ? r : -EIO);
                 if (h->prof) {
                         double t2 = now_s();
                         h->prof->kernel_io_s += t2 - t1;
+                        h->prof->kernel_calls++;
                         h->prof->image_s += t1 - t0;
                         t0 = t2;
                 }
-                r = dmo_image_writer_commit_page(h->writer);
+                r = dmo_image_writer_commit_pages(h->writer, n);
                 if (r < 0)
                         return fail(h->res, DMO_STEP_WRITE_IMAGE, r);
                 if (h->prof)
                         h->prof->image_s += now_s() - t0;
-                dmo_progress_add_pages(cfg->progress, 1);
-                if (done + 1 == total / 2)
+                dmo_progress_add_pages(cfg->progress, n);
+                if (done < total / 2 && done + n >= total / 2)
                         dmo_snapshot_checkpoint(snap, DMO_CP_DATA_HALF_WRITTEN);
-                pacer_tick(&pacer, done + 1);
+                done += n;
+                pacer_tick(&pacer, done);
         }
         /* ...and not fewer either: the stream must end here. */
-        r = read_kernel_page(snap, h->scratch, page_size);
+        r = read_kernel_pages(snap, h->scratch, 1, page_size);
         if (r != 0)
                 return fail(h->res, DMO_STEP_READ_KERNEL, r < 0 ? r : -EFBIG);
         h->res->stats.image_pages = done;
@@ -584,23 +594,27 @@ static int load_image(struct resumption *rs)
         pacer_init(&pacer, cfg->step_delay_ms, rs->info.header.image_pages);
         struct dmo_engine_profile *prof = cfg->profile ? &rs->res->stats.profile : NULL;
         for (;;) {
-                const void *page;
+                const void *pages;
+                size_t n;
                 double t0 = prof ? now_s() : 0;
-                r = dmo_image_reader_next_page(rs->reader, &page);
+                r = dmo_image_reader_next_pages(rs->reader, &pages, &n);
                 if (r < 0)
                         return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, r);
                 if (r == 0)
                         break;
+                if (n > rs->info.header.image_pages - done)
+                        return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, -EBADMSG);
                 double t1 = prof ? now_s() : 0;
-                r = write_kernel_page(snap, page, page_size);
+                r = write_kernel_pages(snap, pages, n, page_size);
                 if (r < 0)
                         return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_WRITE_KERNEL, r);
                 if (prof) {
                         prof->image_s += t1 - t0;
                         prof->kernel_io_s += now_s() - t1;
+                        prof->kernel_calls++;
                 }
-                done++;
-                dmo_progress_add_pages(cfg->progress, 1);
+                done += n;
+                dmo_progress_add_pages(cfg->progress, n);
                 pacer_tick(&pacer, done);
         }
         if (done != rs->info.header.image_pages)
@@ -627,6 +641,8 @@ static int restore(struct resumption *rs)
         dmo_snapshot_checkpoint(snap, DMO_CP_SIGNATURE_REMOVED);
 
         dmo_progress_set_phase(rs->cfg->progress, DMO_PHASE_RESTORE);
+        if (rs->cfg->hooks.before_restore)
+                rs->cfg->hooks.before_restore(rs->cfg->hooks.ctx);
         if (rs->info.header.flags & DMO_IMAGE_F_PLATFORM) {
                 /* saved in ACPI S4 mode: restore through the platform too */
                 r = snap->ops->platform_support(snap, true);

@@ -88,6 +88,11 @@ struct dmo_engine_hooks {
         /* The kernel froze and thawed the devices (after create_image): the
          * screen must be redrawn in full. Called on the engine's thread. */
         void (*devices_thawed)(void *ctx);
+        /* Resume: the image is loaded and its signature cleared; the restore
+         * (freeze, then the jump into the saved kernel) comes next. The last
+         * moment to leave a final frame on screen: the restored kernel may
+         * show whatever this boot's splash left in video memory. */
+        void (*before_restore)(void *ctx);
 };
 
 struct dmo_hibernate_config {
@@ -121,13 +126,14 @@ enum dmo_hibernate_outcome {
  * for it (a clock read per page is not free). */
 struct dmo_engine_profile {
         bool enabled;
-        double kernel_io_s;  /* reading pages from / handing them to the kernel */
-        double image_s;      /* hibernate: storing pages; resume: reading and decoding */
-        double alloc_s;      /* hibernate: swap slot allocations... */
-        uint64_t allocs;     /* ...and how many */
-        uint64_t writes;     /* hibernate: write requests to the device... */
-        double write_s;      /* ...and the time they took (on the I/O thread) */
-        double codec_wait_s; /* hibernate: waiting for the codec with every slot busy */
+        double kernel_io_s;    /* reading pages from / handing them to the kernel... */
+        uint64_t kernel_calls; /* ...in how many batches (a system call each) */
+        double image_s;        /* hibernate: storing pages; resume: reading and decoding */
+        double alloc_s;        /* hibernate: swap slot allocations... */
+        uint64_t allocs;       /* ...and how many */
+        uint64_t writes;       /* hibernate: write requests to the device... */
+        double write_s;        /* ...and the time they took (on the I/O thread) */
+        double codec_wait_s;   /* hibernate: waiting for the codec with every slot busy */
 };
 
 struct dmo_engine_stats {

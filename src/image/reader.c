@@ -429,12 +429,14 @@ static int fill(struct dmo_image_reader *r)
         return 0;
 }
 
-static int next_page(struct dmo_image_reader *r, const void **page)
+static int next_pages(struct dmo_image_reader *r, const void **pages, size_t *n)
 {
         const struct dmo_image_header *h = &r->info.header;
         if (r->cur && r->cur_idx < r->cur->npages) {
-                *page = r->cur->pages + (size_t)r->cur_idx++ * r->ps;
-                r->delivered_pages++;
+                *pages = r->cur->pages + (size_t)r->cur_idx * r->ps;
+                *n = r->cur->npages - r->cur_idx;
+                r->delivered_pages += *n;
+                r->cur_idx = r->cur->npages;
                 return 1;
         }
         if (r->cur) {
@@ -457,22 +459,23 @@ static int next_page(struct dmo_image_reader *r, const void **page)
                 return err;
         r->cur = c;
         r->cur_idx = 0;
-        if (c->error)
+        if (c->error || c->npages == 0)
                 return -EBADMSG;
         r->delivered_chunks++;
-        *page = c->pages;
-        r->cur_idx = 1;
-        r->delivered_pages++;
+        *pages = c->pages;
+        *n = c->npages;
+        r->cur_idx = c->npages;
+        r->delivered_pages += c->npages;
         return 1;
 }
 
-int dmo_image_reader_next_page(struct dmo_image_reader *r, const void **page)
+int dmo_image_reader_next_pages(struct dmo_image_reader *r, const void **pages, size_t *n)
 {
         if (r->error)
                 return r->error;
         if (r->done)
                 return 0;
-        int ret = next_page(r, page);
+        int ret = next_pages(r, pages, n);
         if (ret < 0)
                 r->error = ret;
         return ret;

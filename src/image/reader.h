@@ -66,10 +66,11 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
                          unsigned threads, struct dmo_progress *progress,
                          struct dmo_image_reader **out);
 
-/* 1: *page points at the next page (valid until the next call); 0: the
- * end, every page delivered and the stream consistent; -EBADMSG: corrupt
- * data; -EIO and friends: the device failed. */
-int dmo_image_reader_next_page(struct dmo_image_reader *r, const void **page);
+/* 1: *pages points at the next *n (>= 1) consecutive pages, the rest of
+ * the current chunk (valid until the next call); 0: the end, every page
+ * delivered and the stream consistent; -EBADMSG: corrupt data; -EIO and
+ * friends: the device failed. */
+int dmo_image_reader_next_pages(struct dmo_image_reader *r, const void **pages, size_t *n);
 
 void dmo_image_reader_free(struct dmo_image_reader *r);
 

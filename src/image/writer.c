@@ -405,7 +405,7 @@ static int drain(struct dmo_image_writer *w, bool wait)
         }
 }
 
-int dmo_image_writer_page_buffer(struct dmo_image_writer *w, void **page)
+int dmo_image_writer_page_buffers(struct dmo_image_writer *w, void **pages, size_t *n)
 {
         if (w->error)
                 return w->error;
@@ -433,18 +433,22 @@ int dmo_image_writer_page_buffer(struct dmo_image_writer *w, void **page)
                         return fail(w, r);
                 w->cur->npages = 0;
         }
-        *page = w->cur->pages + (size_t)w->cur->npages * w->p.page_size;
+        *pages = w->cur->pages + (size_t)w->cur->npages * w->p.page_size;
+        uint64_t room = w->p.chunk_pages - w->cur->npages;
+        uint64_t left = w->p.expected_pages - w->pages;
+        *n = (size_t)(room < left ? room : left);
         return 0;
 }
 
-int dmo_image_writer_commit_page(struct dmo_image_writer *w)
+int dmo_image_writer_commit_pages(struct dmo_image_writer *w, size_t n)
 {
         if (w->error)
                 return w->error;
-        if (!w->cur)
+        if (!w->cur || n == 0 || n > w->p.chunk_pages - w->cur->npages ||
+            n > w->p.expected_pages - w->pages)
                 return -EINVAL;
-        w->cur->npages++;
-        w->pages++;
+        w->cur->npages += (uint32_t)n;
+        w->pages += n;
         if (w->cur->npages < w->p.chunk_pages)
                 return 0;
         int r = dmo_codec_submit(w->codec, w->cur);

@@ -74,13 +74,15 @@ int dmo_image_writer_new(const struct dmo_image_writer_params *p, struct dmo_blo
                          int (*alloc_page)(void *ctx, uint64_t *byte_offset), void *alloc_ctx,
                          struct dmo_progress *progress, struct dmo_image_writer **out);
 
-/* Where the next image page goes (page_size bytes). May first write out
- * finished chunks: disk and allocation errors surface here. -EOVERFLOW
- * once expected_pages pages were committed. */
-int dmo_image_writer_page_buffer(struct dmo_image_writer *w, void **page);
+/* Where the next image pages go: *n (>= 1) consecutive pages of page_size
+ * bytes at *pages, the room left in the chunk being filled (never more than
+ * the pages still expected). May first write out finished chunks: disk and
+ * allocation errors surface here. -EOVERFLOW once expected_pages pages were
+ * committed. */
+int dmo_image_writer_page_buffers(struct dmo_image_writer *w, void **pages, size_t *n);
 
-/* The page returned by page_buffer() is filled. */
-int dmo_image_writer_commit_page(struct dmo_image_writer *w);
+/* The first n pages of what page_buffers() returned are filled. */
+int dmo_image_writer_commit_pages(struct dmo_image_writer *w, size_t n);
 
 /* Flushes and drains everything, writes the extent map and the header,
  * fsyncs. res says where the header is (res->sig) and what was stored. */

@@ -48,6 +48,12 @@ struct dmo_output_ops {
         /* Optional: handle readable event_fd (page-flip completion). */
         int (*dispatch)(struct dmo_output *o);
         void (*set_retain)(struct dmo_output *o, bool retain);
+        /* Optional, with the renderer stopped: wait for flips in flight and
+         * put the last frame into every buffer the output owns, so the screen
+         * shows it whichever buffer is scanned out after this process is gone
+         * (a restored kernel re-showing its own buffer at the same place in
+         * video memory). */
+        void (*settle)(struct dmo_output *o);
         void (*close)(struct dmo_output *o);
 };
 

@@ -658,6 +658,37 @@ static bool any_pending(const struct kms_output *k)
         return false;
 }
 
+static void wait_for_flips(struct kms_output *k)
+{
+        uint64_t deadline = now_ms() + CLOSE_WAIT_MS;
+        while (any_pending(k) && now_ms() < deadline) {
+                struct pollfd p = {.fd = k->fd, .events = POLLIN};
+                if (poll(&p, 1, 100) > 0)
+                        kms_dispatch(&k->base);
+        }
+}
+
+static void kms_settle(struct dmo_output *o)
+{
+        struct kms_output *k = (struct kms_output *)o;
+        wait_for_flips(k);
+        struct dmo_rect all = {0, 0, 0, 0};
+        for (size_t i = 0; i < k->n_heads; i++) {
+                struct kms_head *h = &k->heads[i];
+                if (h->front < 0)
+                        continue;
+                all.w = h->width;
+                all.h = h->height;
+                for (int j = 0; j < 2; j++) {
+                        copy_rect(h, &h->buf[j], &all);
+                        h->buf[j].valid = true;
+                }
+                h->n_damage = 0;
+                h->n_prev = 0;
+                mark_dirty(h, &h->buf[h->front]);
+        }
+}
+
 static void kms_close(struct dmo_output *o)
 {
         struct kms_output *k = (struct kms_output *)o;
@@ -665,12 +696,7 @@ static void kms_close(struct dmo_output *o)
                 return;
         /* Tearing down a buffer a flip still points at is what the kernel
          * punishes with a blank screen: let the flips land first. */
-        uint64_t deadline = now_ms() + CLOSE_WAIT_MS;
-        while (any_pending(k) && now_ms() < deadline) {
-                struct pollfd p = {.fd = k->fd, .events = POLLIN};
-                if (poll(&p, 1, 100) > 0)
-                        kms_dispatch(o);
-        }
+        wait_for_flips(k);
         for (size_t i = 0; i < k->n_heads; i++)
                 head_close(k, &k->heads[i]);
         drmDropMaster(k->fd);
@@ -685,5 +711,6 @@ const struct dmo_output_ops dmo_output_kms = {
     .event_fd = kms_event_fd,
     .dispatch = kms_dispatch,
     .set_retain = kms_set_retain,
+    .settle = kms_settle,
     .close = kms_close,
 };

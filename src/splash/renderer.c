@@ -405,6 +405,16 @@ int dmo_renderer_stop(struct dmo_renderer *r)
         return -err;
 }
 
+int dmo_renderer_settle(struct dmo_renderer *r)
+{
+        if (r->running)
+                return -EBUSY;
+        for (size_t i = 0; i < r->n_outputs; i++)
+                if (r->outputs[i]->ops->settle)
+                        r->outputs[i]->ops->settle(r->outputs[i]);
+        return 0;
+}
+
 void dmo_renderer_free(struct dmo_renderer *r)
 {
         if (!r)

@@ -47,6 +47,9 @@ void dmo_renderer_force_full(struct dmo_renderer *r);
 void dmo_renderer_set_detail(struct dmo_renderer *r, enum dmo_scene_kind kind, const char *text);
 /* Draws the final frame, waits for the outputs' pending flips, joins. */
 int dmo_renderer_stop(struct dmo_renderer *r);
+/* With the renderer stopped: every output leaves its last frame in all of its
+ * buffers (see dmo_output_ops.settle). -EBUSY while it runs. */
+int dmo_renderer_settle(struct dmo_renderer *r);
 void dmo_renderer_free(struct dmo_renderer *r);
 
 /* The `r` key toggles "reboot instead of power off". */

@@ -976,14 +976,24 @@ def scenario_splash_on_screen(h):
                                                f"vmdelay={h.args.step_delay}",
                                                screenshots=h.args.shot_interval)
     rs = save_pngs(rshots, out, "resume")
-    rthemed = [fr for fr, _ in rs if frame_kind(fr, h.theme) == "themed"]
+    kinds = [frame_kind(fr, h.theme) for fr, _ in rs]
+    rthemed = [fr for (fr, _), k in zip(rs, kinds) if k == "themed"]
     log(f"splash: {len(rs)} screendumps during resume, {len(rthemed)} themed")
     if not rthemed:
         raise Failure(f"no themed frame on screen during resume ({len(rs)} screendumps, see {out})")
+    # The resume splash's own frames: the first unbroken themed run. After
+    # it the kernel restores the saved system (console for a moment) and
+    # the screen shows whatever the restored kernel scans out; those frames
+    # are reported, not held to the bar's rule.
+    first = kinds.index("themed")
+    end = kinds.index("console", first) if "console" in kinds[first:] else len(kinds)
+    own = [fr for fr, _ in rs[first:end]]
     ry, _, rwidths = bar_measure(rthemed, h.theme)
-    log(f"splash: resume bar row {ry}, fill widths {rwidths}")
-    if any(b < a for a, b in zip(rwidths, rwidths[1:])):
-        raise Failure(f"resume bar fill went backwards: {rwidths} (see {out})")
+    log(f"splash: resume bar row {ry}, fill widths {rwidths} "
+        f"({len(own)} frames of the resume splash, then {len(rthemed) - len(own)} after the restore)")
+    own_widths = rwidths[:len(own)]
+    if any(b < a for a, b in zip(own_widths, own_widths[1:])):
+        raise Failure(f"resume bar fill went backwards: {own_widths} (see {out})")
     return (f"{len(themed)} themed hibernate frames, bar {widths[0]}→{widths[-1]} px; "
             f"{len(rthemed)} themed resume frames, bar {rwidths[0]}→{rwidths[-1]} px; PNGs in {out}")
 
