@@ -145,7 +145,7 @@ static void test_first_frame_and_requested_frame_are_full(void)
         rig_free(&g);
 }
 
-static void test_restart_after_stop_keeps_the_bar_and_repaints_fully(void)
+static void test_restart_keeps_the_bar_and_repaints_fully_only_on_request(void)
 {
         struct rig g;
         REQUIRE(rig_start(&g, 60, false));
@@ -153,19 +153,28 @@ static void test_restart_after_stop_keeps_the_bar_and_repaints_fully(void)
         dmo_progress_set_total(g.p, 100);
         dmo_progress_add_pages(g.p, 50);
         sleep_ms(40);
-        /* The CLI stops the thread around the kernel's freeze, then starts it again. */
+        CHECK(g.f->force[0]); /* the very first frame is full */
+        /* The CLI stops the thread around the kernel's freeze, then starts it
+         * again: the screen still holds the last frame. */
         REQUIRE(dmo_renderer_stop(g.r) == 0);
         int first_run = atomic_load(&g.f->n);
         double bar = g.f->frames[first_run - 1].bar_fraction;
         REQUIRE(dmo_renderer_start(g.r) == 0);
         sleep_ms(40);
         dmo_renderer_stop(g.r);
-        int n = atomic_load(&g.f->n);
-        REQUIRE(n > first_run);
-        CHECK(g.f->force[first_run]);
+        int second_run = atomic_load(&g.f->n);
+        REQUIRE(second_run > first_run);
+        CHECK(!g.f->force[first_run]);
         CHECK(g.f->frames[first_run].bar_fraction >= bar);
         CHECK_INT(g.f->frames[first_run].frame_counter, ==,
                   g.f->frames[first_run - 1].frame_counter + 1);
+        /* After the kernel suspended the devices: a full repaint. */
+        dmo_renderer_force_full(g.r);
+        REQUIRE(dmo_renderer_start(g.r) == 0);
+        sleep_ms(40);
+        dmo_renderer_stop(g.r);
+        REQUIRE(atomic_load(&g.f->n) > second_run);
+        CHECK(g.f->force[second_run]);
         rig_free(&g);
 }
 
@@ -377,7 +386,7 @@ static void test_dialog_without_keys_or_thread_is_refused(void)
 
 DMO_TEST_MAIN(T(test_bar_eases_forward_never_back_and_ends_exact),
               T(test_first_frame_and_requested_frame_are_full), T(test_frame_rate_is_bounded),
-              T(test_restart_after_stop_keeps_the_bar_and_repaints_fully),
+              T(test_restart_keeps_the_bar_and_repaints_fully_only_on_request),
               T(test_failed_phase_and_detail_make_error_scene), T(test_backspace_requests_abort),
               T(test_lone_esc_requests_abort_but_arrow_does_not),
               T(test_r_toggles_reboot_after_in_scene),

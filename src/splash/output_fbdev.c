@@ -185,6 +185,7 @@ static int fbdev_render(struct dmo_output *o, const struct dmo_scene *scene, boo
                 return err;
         for (unsigned i = 0; i < n; i++)
                 copy_rect(f, &rects[i]);
+        dmo_painter_prewarm(f->painter); /* the first frame is up: finish preparing */
         return 0;
 }
 

@@ -107,6 +107,7 @@ static int png_render(struct dmo_output *base, const struct dmo_scene *scene, bo
         if (r < 0)
                 return r;
         cairo_surface_mark_dirty(o->surface);
+        dmo_painter_prewarm(o->painter);
         if (nd == 0)
                 return 0;
         snprintf(path, sizeof(path), "%s/frame-%05u.png", o->dir, o->frame++);

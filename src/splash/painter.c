@@ -56,6 +56,7 @@ struct dmo_painter {
 
         struct dmo_font *font_regular, *font_bold, *font_fallback;
         bool have_text;
+        bool prewarmed; /* dmo_painter_prewarm() ran */
         struct dmo_textstyle style[DMO_TEXT_COUNT];
         struct dmo_textstyle dialog_style;
         struct dmo_shaper shaper;
@@ -242,8 +243,11 @@ static int make_lines(struct dmo_painter *p)
 
 /* Fills cairo's glyph caches and HarfBuzz's shape-plan cache now, so the
  * first frames after the freeze do not allocate for them. */
-static void prewarm(struct dmo_painter *p)
+void dmo_painter_prewarm(struct dmo_painter *p)
 {
+        if (p->prewarmed || !p->have_text)
+                return;
+        p->prewarmed = true;
         static const char sample[] = "0123456789 %.,:/-·— MBGs";
         static const char sample_rtl[] = "\xd9\xaa 42 \xd8\xa7\xd9\x84\xd8\xa8";
         cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 64, 64);
@@ -407,8 +411,6 @@ int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double
         r = prepare_images(p);
         if (r < 0)
                 goto fail;
-        if (p->have_text)
-                prewarm(p);
         *out = p;
         return 0;
 fail:

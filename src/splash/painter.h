@@ -1,9 +1,13 @@
 /* painter: turns (theme, scene) into XRGB8888 pixels with cairo.
  *
  * Contract:
- * - dmo_painter_new() does every allocation and file I/O the painter will
- *   need: fonts (FreeType + cairo-ft, no fontconfig), scaled images, glyph
- *   buffers, pre-shaped static strings, the layout for this size and scale.
+ * - dmo_painter_new() does every file I/O and almost every allocation the
+ *   painter will need: fonts (FreeType + cairo-ft, no fontconfig), scaled
+ *   images, glyph buffers, pre-shaped static strings, the layout for this
+ *   size and scale. dmo_painter_prewarm() does the rest (cairo's glyph
+ *   caches for every string a later frame may show); outputs call it right
+ *   after their first frame is on screen, so the splash comes up sooner, and
+ *   always before the system freezes (the renderer draws at least once).
  * - dmo_painter_paint() never does file I/O and never calls malloc itself.
  *   Shaping a dynamic string that changed (message, detail, stats line) runs
  *   HarfBuzz on a pre-allocated buffer; see painter.c for the bound.
@@ -30,6 +34,11 @@ struct dmo_painter;
  * least 2000 px tall get 2. */
 int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double scale,
                     int phys_width_mm, struct dmo_painter **out);
+
+/* Fills cairo's glyph caches for the digits, units and Arabic samples the
+ * stats line uses and for every pre-shaped line. Idempotent and cheap once
+ * done. */
+void dmo_painter_prewarm(struct dmo_painter *p);
 
 /* Draws the scene into an XRGB8888 (CAIRO_FORMAT_RGB24) buffer of the
  * painter's size; reports the rectangles that changed since the last call

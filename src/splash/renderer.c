@@ -84,6 +84,7 @@ int dmo_renderer_new(const struct dmo_renderer_config *cfg, struct dmo_renderer 
         r->n_outputs = cfg->n_outputs;
         r->period_ms = 1000u / (cfg->fps ? cfg->fps : DEFAULT_FPS);
         r->reboot_after = cfg->reboot_after;
+        r->first_frame = true;
         r->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         if (r->wake_fd < 0) {
                 int err = -errno;
@@ -356,8 +357,10 @@ int dmo_renderer_start(struct dmo_renderer *r)
 {
         if (r->running)
                 return -EBUSY;
+        /* Started again around the freeze, the screen still shows the last
+         * frame: no full repaint (after the devices were suspended, the
+         * display asks for one with dmo_renderer_force_full()). */
         r->stop = false;
-        r->first_frame = true;
         int err = pthread_create(&r->thread, NULL, renderer_main, r);
         if (err)
                 return -err;

@@ -49,6 +49,7 @@ DISK_SIZE = 1 << 30
 # The same for both boots of a pair: the kernel refuses an image made on a
 # machine of another shape ("Image mismatch: architecture specific data").
 MEMORY = "768M"
+CPUS = os.environ.get("DMO_VM_CPUS", "1")
 BASE_APPEND = "console=ttyS0 no_console_suspend panic=-1"
 
 # Exit codes of the dormouse CLI contract.
@@ -535,7 +536,7 @@ class VM:
     def start(self):
         if self.sock.exists():
             self.sock.unlink()
-        cmd = [self.h.qemu, *self.h.accel_args, "-smp", "1", "-m", MEMORY, "-no-reboot",
+        cmd = [self.h.qemu, *self.h.accel_args, "-smp", CPUS, "-m", MEMORY, "-no-reboot",
                "-kernel", str(self.h.boot_kernel), "-initrd", str(self.h.initrd),
                "-append", self.append,
                "-drive", f"file={self.disk},format=raw,if=virtio,cache=unsafe",
