@@ -9,6 +9,7 @@
 
 #include <cairo.h>
 
+#include "splash/backdrop.h"
 #include "splash/output.h"
 #include "splash/output_png.h"
 #include "splash/painter.h"
@@ -246,6 +247,49 @@ static void test_title_is_drawn_in_its_box_for_every_mode(void)
         }
 }
 
+/* The backdrop an output shows first is the background the painter's first
+ * frame draws: along the left edge (nothing else there) every row matches
+ * within rounding, so the complete frame does not flash a different colour. */
+static void test_backdrop_matches_the_painted_background(void)
+{
+        static const char *const plain_bg[] = {"default", "minimal"};
+        for (size_t ti = 0; ti < DMO_ARRAY_SIZE(plain_bg); ti++) {
+                struct dmo_theme *t = load(plain_bg[ti]);
+                REQUIRE(t);
+                struct frame f = frame_new(1280, 800), b = frame_new(1280, 800);
+                struct dmo_painter *p = NULL;
+                REQUIRE(dmo_painter_new(t, f.w, f.h, 1, 0, &p) == 0);
+                struct dmo_scene sc;
+                dmo_preview_scene(DMO_SCENE_HIBERNATE, 0.3, 0, &sc);
+                REQUIRE(dmo_painter_paint(p, f.px, f.stride, &sc, true, NULL, 0, NULL) == 0);
+                dmo_backdrop_fill(t, b.px, (size_t)b.stride, b.w, b.h);
+                int worst = 0, rows_off = 0;
+                for (int y = 0; y < f.h; y++) {
+                        uint32_t want = px(&f, 2, y), got = px(&b, 2, y);
+                        CHECK(got == px(&b, b.w - 1, y)); /* a row is one colour */
+                        CHECK(got == dmo_backdrop_row(t, y, b.h));
+                        for (int sh = 0; sh <= 16; sh += 8) {
+                                int d = abs((int)((want >> sh) & 255) - (int)((got >> sh) & 255));
+                                worst = d > worst ? d : worst;
+                        }
+                        rows_off += want != got;
+                }
+                printf("# %s: backdrop vs painter, worst channel difference %d, %d rows differ\n",
+                       plain_bg[ti], worst, rows_off);
+                CHECK_INT(worst, <=, 1);
+                dmo_painter_free(p);
+                free(f.px);
+                free(b.px);
+                dmo_theme_free(t);
+        }
+        /* A colour theme's rows are all that colour. */
+        struct dmo_theme *t = load("minimal");
+        REQUIRE(t);
+        CHECK_INT(dmo_backdrop_row(t, 0, 100), ==, dmo_theme_background_rgb(t));
+        CHECK_INT(dmo_backdrop_row(t, 99, 100), ==, dmo_theme_background_rgb(t));
+        dmo_theme_free(t);
+}
+
 static void test_minimal_theme_draws_no_title(void)
 {
         struct dmo_theme *t = load("minimal");
@@ -453,7 +497,7 @@ DMO_TEST_MAIN(T(test_bar_filled_width_matches_progress),
               T(test_bar_never_shows_fewer_pixels_for_more_progress),
               T(test_long_strings_stay_inside_their_boxes_and_the_screen),
               T(test_title_is_drawn_in_its_box_for_every_mode),
-              T(test_minimal_theme_draws_no_title),
+              T(test_backdrop_matches_the_painted_background), T(test_minimal_theme_draws_no_title),
               T(test_rtl_message_is_right_aligned_and_ltr_left_aligned),
               T(test_damage_covers_only_what_changed), T(test_png_output_writes_a_frame_per_change),
               T(test_png_output_rejects_bad_arguments),

@@ -5,7 +5,8 @@ src_splash_libdmo_splash_a_SOURCES =
 # outputs room: text/kms/fbdev outputs, the renderer thread, tty keys
 src_splash_libdmo_splash_a_SOURCES += src/splash/keys.c src/splash/keys.h src/splash/output_text.c \
 	src/splash/drm_select.c src/splash/drm_select.h src/splash/renderer.c src/splash/renderer.h \
-	src/splash/output.c src/splash/output_kms.c src/splash/output_fbdev.c
+	src/splash/output.c src/splash/output_kms.c src/splash/output_fbdev.c \
+	src/splash/backdrop.c src/splash/backdrop.h
 check_PROGRAMS += tests/splash-keys-decoder.test
 TESTS += tests/splash-keys-decoder.test
 tests_splash_keys_decoder_test_SOURCES = tests/splash-keys-decoder.c src/splash/keys.c
@@ -47,17 +48,18 @@ tests_splash_renderer_thread_test_LDADD = tests/libdmotest.a src/progress/libdmo
 	src/util/libdmo-util.a $(DMO_LIBS)
 check_PROGRAMS += tests/splash-painter.test
 TESTS += tests/splash-painter.test
-tests_splash_painter_test_SOURCES = tests/splash-painter.c
+tests_splash_painter_test_SOURCES = tests/splash-painter.c src/splash/backdrop.c
 tests_splash_painter_test_LDADD = $(DMO_PAINTER_TEST_LIBS)
 check_PROGRAMS += tests/splash-kms-nodevice.test
 TESTS += tests/splash-kms-nodevice.test
 tests_splash_kms_nodevice_test_SOURCES = tests/splash-kms-nodevice.c src/splash/output.c \
-	src/splash/output_kms.c src/splash/output_fbdev.c src/splash/output_text.c src/splash/drm_select.c
+	src/splash/output_kms.c src/splash/output_fbdev.c src/splash/output_text.c src/splash/drm_select.c \
+	src/splash/backdrop.c
 tests_splash_kms_nodevice_test_LDADD = $(DMO_PAINTER_TEST_LIBS)
 check_PROGRAMS += tests/splash-theme.test
 TESTS += tests/splash-theme.test
 tests_splash_theme_test_SOURCES = tests/splash-theme.c
 tests_splash_theme_test_LDADD = $(DMO_PAINTER_TEST_LIBS)
 noinst_PROGRAMS += tests/bench-splash
-tests_bench_splash_SOURCES = tests/bench-splash.c
+tests_bench_splash_SOURCES = tests/bench-splash.c src/splash/backdrop.c
 tests_bench_splash_LDADD = $(DMO_PAINTER_TEST_LIBS)

@@ -2,6 +2,9 @@
  * kms (libdrm), fbdev (/dev/fb0), png (files, headless), text (a tty or a log).
  *
  * Contract:
+ * - Screens (kms, fbdev) show the theme's background (splash/backdrop.h) as
+ *   soon as they have a buffer, inside open(), before the painter loads
+ *   fonts and images; the first render() replaces it with a complete frame.
  * - open() does every allocation and file I/O the output will ever need
  *   (devices, buffers, theme and font through the painter); after the engine
  *   froze the system, render() does no allocation and no file I/O except on

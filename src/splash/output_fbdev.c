@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "splash/backdrop.h"
 #include "splash/painter.h"
 
 enum {
@@ -69,6 +70,7 @@ static bool layout_supported(const struct fb_var_screeninfo *v, const struct fb_
 
 static void fbdev_close(struct dmo_output *o);
 static void vt_graphics(struct fbdev_output *f);
+static void copy_rect(struct fbdev_output *f, const struct dmo_rect *r);
 
 static int fbdev_open(const struct dmo_output_config *cfg, struct dmo_output **out)
 {
@@ -86,6 +88,7 @@ static int fbdev_open(const struct dmo_output_config *cfg, struct dmo_output **o
         struct fb_var_screeninfo v;
         struct fb_fix_screeninfo fx;
         int err = 0;
+        bool drawn = false; /* the backdrop replaced the console's picture */
         if (ioctl(f->fd, FBIOGET_VSCREENINFO, &v) < 0 || ioctl(f->fd, FBIOGET_FSCREENINFO, &fx) < 0)
                 err = -ENOTTY; /* not a framebuffer device */
         else if (!layout_supported(&v, &fx))
@@ -126,16 +129,22 @@ static int fbdev_open(const struct dmo_output_config *cfg, struct dmo_output **o
                 goto fail;
         }
         memcpy(f->saved, f->visible, visible_len);
+        /* The theme's background goes up first, while fonts and images load. */
+        vt_graphics(f);
+        dmo_backdrop_fill(cfg->theme, f->shadow, (size_t)f->shadow_stride, f->width, f->height);
+        copy_rect(f, &(struct dmo_rect){0, 0, f->width, f->height});
+        drawn = true;
         int mm = v.width > 0 && v.width < MAX_PLAUSIBLE_MM ? (int)v.width : 0;
         err = dmo_painter_new(cfg->theme, f->width, f->height, cfg->scale, mm, &f->painter);
         if (err < 0)
-                goto fail;
-        vt_graphics(f);
+                goto fail; /* the close puts the console's picture back */
         *out = &f->base;
         return 0;
 fail:
-        free(f->saved);
-        f->saved = NULL; /* nothing of ours was drawn: nothing to restore */
+        if (!drawn) {
+                free(f->saved);
+                f->saved = NULL; /* nothing of ours was drawn: nothing to restore */
+        }
         fbdev_close(&f->base);
         return err;
 }

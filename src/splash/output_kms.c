@@ -20,6 +20,7 @@
 
 #include <drm_fourcc.h>
 
+#include "splash/backdrop.h"
 #include "splash/drm_select.h"
 #include "splash/painter.h"
 #include "util/cleanup.h"
@@ -79,7 +80,7 @@ struct kms_output {
         bool retain;
         /* DORMOUSE_DEBUG_TIMING: report when the first frame went to the
          * screen, counted from the process's start (for the VM benchmark). */
-        bool report_first_frame;
+        bool report_first_frame, report_complete_frame;
         double started_s; /* process start, CLOCK_BOOTTIME seconds */
         size_t n_heads;
         struct kms_head heads[MAX_HEADS];
@@ -114,14 +115,16 @@ static int process_start_s(double *out)
         return 0;
 }
 
-static void report_first_frame(struct kms_output *k, const char *how)
+/* DORMOUSE_DEBUG_TIMING: when the first frame (the theme's background) and
+ * the first complete frame went to the screen. */
+static void report_frame(struct kms_output *k, bool *pending, const char *what, const char *how)
 {
         struct timespec now;
-        if (!k->report_first_frame || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+        if (!*pending || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
                 return;
-        k->report_first_frame = false;
+        *pending = false;
         double t = (double)now.tv_sec + (double)now.tv_nsec / 1e9 - k->started_s;
-        fprintf(stderr, "dormouse: timing: first frame %s %.0f ms after the process started\n", how,
+        fprintf(stderr, "dormouse: timing: %s %s %.0f ms after the process started\n", what, how,
                 t * 1000.0);
 }
 
@@ -342,8 +345,9 @@ static int buffer_create(int fd, struct kms_buffer *b, int width, int height)
         void *p = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)map.offset);
         if (p == MAP_FAILED)
                 return -errno;
+        /* Not cleared: a buffer is shown only after a whole frame went in
+         * (the backdrop, or a full copy while it is not valid). */
         b->map = p;
-        memset(b->map, 0, b->size);
         return 0;
 }
 
@@ -366,6 +370,8 @@ static void buffer_destroy(int fd, struct kms_buffer *b, bool keep_on_screen)
         memset(b, 0, sizeof(*b));
 }
 
+static int first_frame(struct kms_head *h, int idx, const char **how);
+
 static int head_open(struct kms_output *k, struct kms_head *h, const struct card_state *cs,
                      const struct dmo_drm_head *sel, const struct dmo_output_config *cfg)
 {
@@ -381,11 +387,20 @@ static int head_open(struct kms_output *k, struct kms_head *h, const struct card
         h->saved = drmModeGetCrtc(k->fd, h->crtc_id);
         if (!h->saved)
                 return -errno ? -errno : -ENODEV;
-        for (int i = 0; i < 2; i++) {
-                int err = buffer_create(k->fd, &h->buf[i], h->width, h->height);
-                if (err < 0)
-                        return err;
-        }
+        /* The theme's background goes up first: the console gives way now,
+         * not after the fonts and images are ready. */
+        int err = buffer_create(k->fd, &h->buf[0], h->width, h->height);
+        if (err < 0)
+                return err;
+        dmo_backdrop_fill(cfg->theme, h->buf[0].map, h->buf[0].pitch, h->width, h->height);
+        const char *how;
+        err = first_frame(h, 0, &how);
+        if (err < 0)
+                return err;
+        report_frame(k, &k->report_first_frame, "first frame", how);
+        err = buffer_create(k->fd, &h->buf[1], h->width, h->height);
+        if (err < 0)
+                return err;
         h->shadow_stride = h->width * 4;
         h->shadow = calloc((size_t)h->height, (size_t)h->shadow_stride);
         if (!h->shadow)
@@ -425,7 +440,8 @@ static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out
                 return -ENOMEM;
         k->base.ops = &dmo_output_kms;
         if (getenv("DORMOUSE_DEBUG_TIMING"))
-                k->report_first_frame = process_start_s(&k->started_s) == 0;
+                k->report_first_frame = k->report_complete_frame =
+                    process_start_s(&k->started_s) == 0;
         k->fd = find_card(&args);
         if (k->fd < 0) {
                 err = k->fd;
@@ -532,7 +548,9 @@ static void mark_dirty(struct kms_head *h, const struct kms_buffer *b)
         h->need_dirty = false;
 }
 
-static int first_frame(struct kms_head *h, int idx)
+/* Puts buffer idx on screen for the first time; *how says whether a flip
+ * (same mode kept, no flicker) or a modeset did it. */
+static int first_frame(struct kms_head *h, int idx, const char **how)
 {
         struct kms_output *k = h->out;
         struct kms_buffer *b = &h->buf[idx];
@@ -543,19 +561,32 @@ static int first_frame(struct kms_head *h, int idx)
                 h->queued = idx;
                 h->front =
                     1 - idx; /* nothing of ours on screen yet, but the other buffer is free */
-                report_first_frame(k, "flipped");
+                *how = "flipped";
                 return 0;
         }
         if (drmModeSetCrtc(k->fd, h->crtc_id, b->fb_id, 0, 0, &h->connector_id, 1, &h->mode) != 0)
                 return -errno;
         h->front = idx;
-        report_first_frame(k, "set");
+        *how = "set";
         return 0;
+}
+
+static int kms_dispatch(struct dmo_output *o);
+
+/* A flip completed since the last look: take its event now rather than a
+ * frame later (the backdrop's flip is usually done by the first render). */
+static void take_flip_events(struct kms_output *k)
+{
+        struct pollfd p = {.fd = k->fd, .events = POLLIN};
+        if (poll(&p, 1, 0) > 0)
+                kms_dispatch(&k->base);
 }
 
 static int present(struct kms_head *h)
 {
         struct kms_output *k = h->out;
+        if (h->flip_pending)
+                take_flip_events(k);
         if (h->flip_pending)
                 return 0; /* the damage waits for the next call */
         if (h->n_damage == 0 && !h->need_dirty)
@@ -571,8 +602,9 @@ static int present(struct kms_head *h)
         struct kms_buffer *b = &h->buf[back];
         copy_damage(h, b, true);
         int err = 0;
+        const char *how = "flipped";
         if (h->front < 0) {
-                err = first_frame(h, back);
+                err = first_frame(h, back, &how);
         } else if (drmModePageFlip(k->fd, h->crtc_id, b->fb_id, DRM_MODE_PAGE_FLIP_EVENT, h) == 0) {
                 h->flip_pending = true;
                 h->queued = back;
@@ -586,9 +618,11 @@ static int present(struct kms_head *h)
                                    &h->mode) != 0)
                         return -errno;
                 h->front = back;
+                how = "set";
         }
         if (err < 0)
                 return err;
+        report_frame(k, &k->report_complete_frame, "first complete frame", how);
         if (h->need_dirty || h->in_place)
                 mark_dirty(h, b);
         memcpy(h->prev, h->damage, sizeof(h->prev));

@@ -1225,13 +1225,16 @@ def scenario_first_frame(h):
                 vm.find_all(r"kmsfirst: timing: first frame \w+ (\d+) ms")]
         ours = [int(m.group(1)) for _, _, m in
                 vm.find_all(r"dormouse: timing: first frame \w+ (\d+) ms")]
-    if len(base) < 3 or len(ours) < 3:
-        raise Failure(f"first-frame: timings missing (kmsfirst {base}, dormouse {ours}); "
-                      f"serial log {vm.logpath}")
-    b, o = median(base), median(ours)
-    h.figures["first-frame"] = {"kmsfirst_ms": b, "dormouse_ms": o}
-    return (f"first frame after {o} ms (dormouse, runs {ours}) vs {b} ms (bare KMS program, "
-            f"runs {base}): {o / max(b, 1):.1f}x")
+        full = [int(m.group(1)) for _, _, m in
+                vm.find_all(r"dormouse: timing: first complete frame \w+ (\d+) ms")]
+    if len(base) < 3 or len(ours) < 3 or len(full) < 3:
+        raise Failure(f"first-frame: timings missing (kmsfirst {base}, dormouse {ours}, "
+                      f"complete {full}); serial log {vm.logpath}")
+    b, o, c = median(base), median(ours), median(full)
+    h.figures["first-frame"] = {"kmsfirst_ms": b, "dormouse_ms": o, "complete_ms": c}
+    return (f"first frame (the theme's background) after {o} ms (dormouse, runs {ours}), "
+            f"complete frame after {c} ms (runs {full}) vs {b} ms (bare KMS program, "
+            f"runs {base}): {o / max(b, 1):.1f}x and {c / max(b, 1):.1f}x")
 
 
 SCENARIOS = [
