@@ -116,26 +116,40 @@ static void report_swap_state(const struct dmo_resume_result *res)
 struct resume_ui {
         const struct dmo_cli_common *common;
         struct dmo_progress *progress;
-        struct dmo_display *display;
+        struct dmo_display_launch *launch; /* the splash coming up */
+        struct dmo_display *display;       /* ...and once it is up */
 };
 
+/* The image starts loading at once; the splash follows when it is ready. */
 static void show_splash(void *ctx)
 {
         struct resume_ui *ui = ctx;
-        if (!ui->display)
+        if (ui->display || ui->launch)
+                return;
+        if (dmo_display_launch(ui->common, DMO_MODE_RESUME, ui->progress, &ui->launch) < 0)
                 dmo_display_start(ui->common, DMO_MODE_RESUME, ui->progress, &ui->display);
+}
+
+/* Everything but the launch thread touches the display only after this. */
+static struct dmo_display *splash_ready(struct resume_ui *ui)
+{
+        if (ui->launch) {
+                ui->display = dmo_display_launch_join(ui->launch);
+                ui->launch = NULL;
+        }
+        return ui->display;
 }
 
 static void redraw_splash(void *ctx)
 {
         struct resume_ui *ui = ctx;
-        dmo_display_devices_thawed(ui->display);
+        dmo_display_devices_thawed(splash_ready(ui));
 }
 
 static void settle_splash(void *ctx)
 {
         struct resume_ui *ui = ctx;
-        dmo_display_before_restore(ui->display);
+        dmo_display_before_restore(splash_ready(ui));
 }
 
 int dmo_cmd_resume(int argc, char **argv)
@@ -209,7 +223,7 @@ int dmo_cmd_resume(int argc, char **argv)
         dmo_engine_resume(snap, &rc, &res);
         status = report(&rc, &res, msg, sizeof(msg));
         /* A refusal stays on the screen long enough to be read. */
-        dmo_display_stop(ui.display, msg[0] ? msg : NULL);
+        dmo_display_stop(splash_ready(&ui), msg[0] ? msg : NULL);
         ui.display = NULL;
         if (msg[0]) {
                 dmo_cli_error("%s", msg);
@@ -217,7 +231,7 @@ int dmo_cmd_resume(int argc, char **argv)
                         report_swap_state(&res);
         }
 out:
-        dmo_display_stop(ui.display, NULL);
+        dmo_display_stop(splash_ready(&ui), NULL);
         dmo_snapshot_free(snap);
         dmo_progress_free(progress);
         dmo_cli_common_release(&c);

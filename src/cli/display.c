@@ -2,6 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +179,56 @@ void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
                 return;
         }
         *out = d;
+}
+
+static const int launch_nice = -10;
+
+struct dmo_display_launch {
+        pthread_t thread;
+        const struct dmo_cli_common *common;
+        enum dmo_mode mode;
+        struct dmo_progress *progress;
+        struct dmo_display *display;
+};
+
+static void *launch_main(void *arg)
+{
+        struct dmo_display_launch *l = arg;
+        /* Ahead of the loader's threads on a busy CPU, or the screen would
+         * show the console until the image is half read. The nice value is
+         * per thread on Linux and the renderer inherits it; it sleeps
+         * between frames, so this costs the load nothing more than the
+         * frames themselves. Without the privilege it stays as it is. */
+        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), launch_nice);
+        dmo_display_start(l->common, l->mode, l->progress, &l->display);
+        return NULL;
+}
+
+int dmo_display_launch(const struct dmo_cli_common *c, enum dmo_mode mode,
+                       struct dmo_progress *progress, struct dmo_display_launch **out)
+{
+        *out = NULL;
+        struct dmo_display_launch *l = calloc(1, sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        *l = (struct dmo_display_launch){.common = c, .mode = mode, .progress = progress};
+        int err = pthread_create(&l->thread, NULL, launch_main, l);
+        if (err) {
+                free(l);
+                return -err;
+        }
+        *out = l;
+        return 0;
+}
+
+struct dmo_display *dmo_display_launch_join(struct dmo_display_launch *l)
+{
+        if (!l)
+                return NULL;
+        pthread_join(l->thread, NULL);
+        struct dmo_display *d = l->display;
+        free(l);
+        return d;
 }
 
 void dmo_display_before_snapshot(void *display)

@@ -17,6 +17,16 @@ struct dmo_display;
 void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
                        struct dmo_progress *progress, struct dmo_display **out);
 
+/* The same on a thread of its own, for resume: the image loads while the
+ * splash comes up (a GPU driver still loading in the initramfs can keep the
+ * kms output waiting for seconds). The copy of *c must outlive the launch.
+ * join() waits for the thread, frees the launch and gives what start() would
+ * have (NULL included); join(NULL) is NULL. */
+struct dmo_display_launch;
+int dmo_display_launch(const struct dmo_cli_common *c, enum dmo_mode mode,
+                       struct dmo_progress *progress, struct dmo_display_launch **out);
+struct dmo_display *dmo_display_launch_join(struct dmo_display_launch *l);
+
 /* Engine hooks around SNAPSHOT_CREATE_IMAGE: drawing stops while the kernel
  * suspends the devices and starts again, in full, when they are back. */
 void dmo_display_before_snapshot(void *display);

@@ -50,6 +50,17 @@ DISK_SIZE = 1 << 30
 # machine of another shape ("Image mismatch: architecture specific data").
 MEMORY = "768M"
 CPUS = os.environ.get("DMO_VM_CPUS", "1")
+DISK = os.environ.get("DMO_VM_DISK", "plain")
+
+
+def disk_args(path):
+    """The swap disk: virtio-blk on QEMU's main loop ("plain"), or with its
+    own I/O thread ("iothread", requests handled outside the big lock)."""
+    if DISK == "iothread":
+        return ["-object", "iothread,id=io0",
+                "-drive", f"file={path},format=raw,if=none,id=swap0,cache=unsafe",
+                "-device", "virtio-blk-pci,drive=swap0,iothread=io0"]
+    return ["-drive", f"file={path},format=raw,if=virtio,cache=unsafe"]
 BASE_APPEND = "console=ttyS0 no_console_suspend panic=-1"
 
 # Exit codes of the dormouse CLI contract.
@@ -539,7 +550,7 @@ class VM:
         cmd = [self.h.qemu, *self.h.accel_args, "-smp", CPUS, "-m", MEMORY, "-no-reboot",
                "-kernel", str(self.h.boot_kernel), "-initrd", str(self.h.initrd),
                "-append", self.append,
-               "-drive", f"file={self.disk},format=raw,if=virtio,cache=unsafe",
+               *disk_args(self.disk),
                "-vga", "std", "-display", "none", "-nic", "none",
                "-serial", "stdio", "-monitor", f"unix:{self.sock},server,nowait"]
         self.errlog = open(self.h.work / f"qemu-{self.name}.stderr", "wb")
