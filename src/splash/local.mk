@@ -46,6 +46,10 @@ tests_splash_renderer_thread_test_SOURCES = tests/splash-renderer-thread.c src/s
 	src/splash/keys.c
 tests_splash_renderer_thread_test_LDADD = tests/libdmotest.a src/progress/libdmo-progress.a \
 	src/util/libdmo-util.a $(DMO_LIBS)
+check_PROGRAMS += tests/splash-text.test
+TESTS += tests/splash-text.test
+tests_splash_text_test_SOURCES = tests/splash-text.c
+tests_splash_text_test_LDADD = $(DMO_PAINTER_TEST_LIBS)
 check_PROGRAMS += tests/splash-painter.test
 TESTS += tests/splash-painter.test
 tests_splash_painter_test_SOURCES = tests/splash-painter.c src/splash/backdrop.c

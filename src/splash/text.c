@@ -229,9 +229,40 @@ struct lrun {
         bool rtl;
 };
 
+static bool is_space(uint32_t c)
+{
+        return c == ' ' || c == '\t' || c == 0xa0 || (c >= 0x2000 && c <= 0x200a) || c == 0x202f ||
+               c == 0x3000;
+}
+
+/* Whether the word starting at byte `at` (up to the next space) has a
+ * left-to-right letter and no right-to-left one: a path or a name like
+ * "/dev/sda2" or "(sda2)". Its punctuation then reads left to right with its
+ * letters; by the paragraph's direction alone, an Arabic sentence would
+ * show "dev/sda2/". Sets *end to the word's end. */
+static bool ltr_word(hb_unicode_funcs_t *uf, const char *s, size_t len, size_t at, size_t *end)
+{
+        bool l = false, r = false;
+        size_t i = at;
+        while (i < len) {
+                size_t here = i;
+                uint32_t c = utf8_next(s, len, &i);
+                if (is_space(c)) {
+                        i = here;
+                        break;
+                }
+                enum bidi_class k = classify(uf, c);
+                l |= k == B_L;
+                r |= k == B_R;
+        }
+        *end = i;
+        return l && !r;
+}
+
 /* Resolved direction per character: strong characters keep theirs; neutrals
- * between two characters of the same direction take it, else the paragraph's;
- * numbers are LTR (they read left to right inside Arabic too). */
+ * inside a left-to-right word are LTR; other neutrals between two characters
+ * of the same direction take it, else the paragraph's; numbers are LTR (they
+ * read left to right inside Arabic too). */
 static unsigned split_runs(const char *s, size_t len, bool para_rtl, struct lrun *runs,
                            unsigned max)
 {
@@ -240,10 +271,17 @@ static unsigned split_runs(const char *s, size_t len, bool para_rtl, struct lrun
         size_t i = 0;
         int prev_dir = para_rtl;   /* direction of the last strong char: 1 rtl, 0 ltr */
         size_t pending = SIZE_MAX; /* start of a run of neutrals not yet resolved */
+        size_t word_end = 0;       /* the current word ends here... */
+        bool word_ltr = false;     /* ...and is a left-to-right one */
 
         while (i < len) {
                 size_t at = i;
-                enum bidi_class c = classify(uf, utf8_next(s, len, &i));
+                uint32_t cp = utf8_next(s, len, &i);
+                enum bidi_class c = classify(uf, cp);
+                if (at >= word_end && !is_space(cp))
+                        word_ltr = ltr_word(uf, s, len, at, &word_end);
+                if (c == B_NEUTRAL && word_ltr && at < word_end)
+                        c = B_L;
                 if (c == B_NEUTRAL) {
                         if (pending == SIZE_MAX)
                                 pending = at;
