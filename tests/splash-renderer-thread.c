@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,27 @@ static int fake_render(struct dmo_output *o, const struct dmo_scene *sc, bool fo
 static const struct dmo_output_ops fake_ops = {
     .name = "fake",
     .render = fake_render,
+};
+
+static double cpu_ms(void)
+{
+        struct timespec t;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* A screen whose every frame costs 20 ms of CPU (an emulated machine). */
+static int slow_render(struct dmo_output *o, const struct dmo_scene *sc, bool force_full)
+{
+        double end = cpu_ms() + 20;
+        while (cpu_ms() < end)
+                ;
+        return fake_render(o, sc, force_full);
+}
+
+static const struct dmo_output_ops slow_ops = {
+    .name = "slow",
+    .render = slow_render,
 };
 
 static struct fake_output *fake_new(void)
@@ -188,6 +210,26 @@ static void test_frame_rate_is_bounded(void)
         /* 10 fps for 0.5 s: ~5 frames plus the final one; never more than
          * the rate allows (fewer is a loaded machine, not a fault). */
         CHECK_INT(n, >=, 1);
+        CHECK_INT(n, <=, 8);
+        rig_free(&g);
+}
+
+/* 60 fps asked, 20 ms of CPU per frame: without a budget that is ~25
+ * frames in half a second (all of a CPU); with it, a frame and then a pause
+ * of ~113 ms, so a handful. */
+static void test_expensive_frames_come_less_often(void)
+{
+        struct rig g;
+        REQUIRE(rig_start(&g, 60, false));
+        REQUIRE(dmo_renderer_stop(g.r) == 0);
+        g.f->base.ops = &slow_ops;
+        atomic_store(&g.f->n, 0);
+        REQUIRE(dmo_renderer_start(g.r) == 0);
+        sleep_ms(500);
+        dmo_renderer_stop(g.r);
+        int n = atomic_load(&g.f->n);
+        printf("# %d frames in 0.5 s at 20 ms of CPU each\n", n);
+        CHECK_INT(n, >=, 2);
         CHECK_INT(n, <=, 8);
         rig_free(&g);
 }
@@ -387,6 +429,7 @@ static void test_dialog_without_keys_or_thread_is_refused(void)
 DMO_TEST_MAIN(T(test_bar_eases_forward_never_back_and_ends_exact),
               T(test_first_frame_and_requested_frame_are_full), T(test_frame_rate_is_bounded),
               T(test_restart_keeps_the_bar_and_repaints_fully_only_on_request),
+              T(test_expensive_frames_come_less_often),
               T(test_failed_phase_and_detail_make_error_scene), T(test_backspace_requests_abort),
               T(test_lone_esc_requests_abort_but_arrow_does_not),
               T(test_r_toggles_reboot_after_in_scene),

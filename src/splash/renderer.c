@@ -21,6 +21,11 @@ enum {
         MAX_KEY_EVENTS = 32,
 };
 
+/* The most of one CPU drawing may take: on a slow machine (an emulator, an
+ * old netbook) frames come less often instead of slowing the hibernation
+ * down. A fast one stays at the frame rate: a progress step costs ~0.1 ms. */
+static const double cpu_budget = 0.15;
+
 /* Time constant of the bar's easing: it covers ~63% of the gap in this time. */
 static const double ease_tau_s = 0.12;
 
@@ -323,6 +328,13 @@ static bool poll_once(struct dmo_renderer *r, int timeout_ms)
         return dispatched;
 }
 
+static double thread_cpu_ms(void)
+{
+        struct timespec t;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
 static void *renderer_main(void *arg)
 {
         struct dmo_renderer *r = arg;
@@ -337,10 +349,17 @@ static void *renderer_main(void *arg)
                         break;
                 uint64_t now = dmo_keys_now_ms();
                 if (now >= next) {
+                        double cpu0 = thread_cpu_ms();
                         draw(r, now, false);
+                        /* A frame that cost c ms of CPU is followed by a pause
+                         * of at least c (1 - budget) / budget ms. */
+                        double cost = thread_cpu_ms() - cpu0;
+                        uint64_t pause = (uint64_t)(cost * (1.0 - cpu_budget) / cpu_budget);
                         next += r->period_ms;
                         if (next <= now)
                                 next = now + r->period_ms;
+                        if (next < now + pause)
+                                next = now + pause;
                 }
                 now = dmo_keys_now_ms();
                 poll_once(r, next > now ? (int)(next - now) : 0);
