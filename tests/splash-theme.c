@@ -257,6 +257,60 @@ static void test_broken_images_give_clear_diagnostics_and_no_crash(void)
         dmo_painter_free(pt);
         dmo_theme_free(t);
         dmo_diag_clear(&d);
+
+        /* Deferred: theme.conf is read and no image is touched until
+         * dmo_theme_load_images(), which gives the same warnings (with the
+         * line that names the image) and fallbacks; a painter refuses the
+         * theme until then. */
+        d = (struct dmo_diag){0};
+        REQUIRE(dmo_theme_load_ex(dir, &p, DMO_THEME_DEFER_IMAGES, &t, &d) == 0);
+        CHECK_INT(d.n, ==, 0);
+        CHECK(dmo_theme_background_rgb(t) == 0x203040);
+        CHECK_INT(dmo_painter_new(t, 640, 480, 1, 0, &pt), ==, -EINVAL);
+        CHECK_INT(dmo_theme_load_images(t, &d), ==, 0);
+        dump(&d);
+        CHECK(has_diag(&d, DMO_DIAG_WARNING, "background.image", "huge.png"));
+        CHECK(has_diag(&d, DMO_DIAG_WARNING, "logo.image", "truncated.png"));
+        CHECK(has_diag(&d, DMO_DIAG_WARNING, "progress-bar.fill-image", "badcrc.png"));
+        CHECK(has_diag(&d, DMO_DIAG_WARNING, "progress-bar.track-image", "missing.png"));
+        bool logo_line = false;
+        for (size_t i = 0; i < d.n; i++)
+                logo_line |= !strcmp(d.items[i].key, "logo.image") && d.items[i].line == 8;
+        CHECK(logo_line);
+        size_t n = d.n;
+        CHECK_INT(dmo_theme_load_images(t, &d), ==, 0); /* once is enough */
+        CHECK_INT(d.n, ==, n);
+        REQUIRE(dmo_painter_new(t, 640, 480, 1, 0, &pt) == 0);
+        dmo_painter_free(pt);
+        dmo_theme_free(t);
+        dmo_diag_clear(&d);
+}
+
+/* A deferred load of a good theme decodes to the same pictures. */
+static void test_deferred_images_give_the_same_frame(void)
+{
+        struct dmo_theme_paths p = paths();
+        struct dmo_theme *eager = NULL, *late = NULL;
+        REQUIRE(dmo_theme_load("nocturne", &p, &eager, NULL) == 0);
+        REQUIRE(dmo_theme_load_ex("nocturne", &p, DMO_THEME_DEFER_IMAGES, &late, NULL) == 0);
+        REQUIRE(dmo_theme_load_images(late, NULL) == 0);
+        uint8_t *a = calloc(800 * 600, 4), *b = calloc(800 * 600, 4);
+        REQUIRE(a && b);
+        struct dmo_theme *th[2] = {eager, late};
+        uint8_t *px[2] = {a, b};
+        for (int i = 0; i < 2; i++) {
+                struct dmo_painter *pt = NULL;
+                REQUIRE(dmo_painter_new(th[i], 800, 600, 1, 0, &pt) == 0);
+                struct dmo_scene sc;
+                dmo_preview_scene(DMO_SCENE_HIBERNATE, 0.5, 3, &sc);
+                CHECK(dmo_painter_paint(pt, px[i], 800 * 4, &sc, true, NULL, 0, NULL) == 0);
+                dmo_painter_free(pt);
+        }
+        CHECK(memcmp(a, b, 800 * 600 * 4) == 0);
+        free(a);
+        free(b);
+        dmo_theme_free(eager);
+        dmo_theme_free(late);
 }
 
 static void test_missing_font_falls_back_to_the_bundled_font(void)
@@ -342,6 +396,7 @@ DMO_TEST_MAIN(T(test_shipped_themes_load_without_diagnostics),
               T(test_unknown_key_and_section_warn_but_load),
               T(test_wrong_or_missing_format_is_an_error),
               T(test_broken_images_give_clear_diagnostics_and_no_crash),
+              T(test_deferred_images_give_the_same_frame),
               T(test_missing_font_falls_back_to_the_bundled_font),
               T(test_no_font_at_all_draws_the_bar_without_text),
               T(test_theme_check_reports_text_that_does_not_fit),

@@ -19,6 +19,7 @@
 
 struct dmo_display {
         struct dmo_theme *theme;
+        struct dmo_diag theme_diag; /* from decoding the theme's images */
         struct dmo_output *outputs[MAX_OUTPUTS];
         size_t n_outputs;
         struct dmo_renderer *renderer;
@@ -79,6 +80,7 @@ static int open_output(struct dmo_display *d, const char *name, const char *arg,
                 return -E2BIG;
         struct dmo_output_config cfg = {
             .theme = strcmp(name, "text") == 0 ? NULL : d->theme,
+            .diag = &d->theme_diag,
             .arg = arg,
             .tty_fd = tty_fd,
         };
@@ -102,7 +104,8 @@ static void load_theme(struct dmo_display *d, const struct dmo_cli_common *c)
         struct dmo_theme_paths paths = {.themes_dir = themes, .fonts_dir = fonts};
         const char *name = c->theme ? c->theme : "default";
         dmo_diag_init(&diag);
-        int r = dmo_theme_load(name, &paths, &d->theme, &diag);
+        /* Images wait until a screen shows the theme's background. */
+        int r = dmo_theme_load_ex(name, &paths, DMO_THEME_DEFER_IMAGES, &d->theme, &diag);
         report_diag(&diag, DMO_DIAG_WARNING);
         dmo_diag_clear(&diag);
         if (r < 0) {
@@ -125,6 +128,7 @@ void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
                 return;
         d->key_fd = -1;
         d->mode = mode;
+        dmo_diag_init(&d->theme_diag);
 
         char name[16] = "";
         const char *arg = NULL;
@@ -157,6 +161,8 @@ void dmo_display_start(const struct dmo_cli_common *c, enum dmo_mode mode,
                 if (strcmp(name, "text") != 0)
                         open_output(d, "text", d->graphical ? "log" : NULL, -1);
         }
+        report_diag(&d->theme_diag, DMO_DIAG_WARNING);
+        dmo_diag_clear(&d->theme_diag);
 
         /* Keys come through a file description of our own: the renderer
          * makes it non-blocking, which must not leak into stdin/stderr when

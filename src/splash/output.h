@@ -35,11 +35,18 @@ struct dmo_output {
         const struct dmo_output_ops *ops;
 };
 
+struct dmo_diag;
+
 struct dmo_output_config {
-        const struct dmo_theme *theme; /* NULL for the text output */
-        const char *arg;               /* after the colon in --splash=kms:ARG */
-        double scale;                  /* HiDPI scale; 0: automatic */
-        int tty_fd;                    /* the text output's terminal, -1: stderr */
+        /* NULL for the text output. May come with its images still to
+         * decode (DMO_THEME_DEFER_IMAGES): open() puts the backdrop up, then
+         * decodes them (dmo_theme_load_images, warnings into diag, which may
+         * be NULL) before making its painter. */
+        struct dmo_theme *theme;
+        struct dmo_diag *diag;
+        const char *arg; /* after the colon in --splash=kms:ARG */
+        double scale;    /* HiDPI scale; 0: automatic */
+        int tty_fd;      /* the text output's terminal, -1: stderr */
 };
 
 struct dmo_output_ops {

@@ -17,6 +17,7 @@
 
 #include "splash/backdrop.h"
 #include "splash/painter.h"
+#include "splash/theme.h"
 
 enum {
         MAX_DAMAGE = 16,
@@ -134,6 +135,7 @@ static int fbdev_open(const struct dmo_output_config *cfg, struct dmo_output **o
         dmo_backdrop_fill(cfg->theme, f->shadow, (size_t)f->shadow_stride, f->width, f->height);
         copy_rect(f, &(struct dmo_rect){0, 0, f->width, f->height});
         drawn = true;
+        dmo_theme_load_images(cfg->theme, cfg->diag);
         int mm = v.width > 0 && v.width < MAX_PLAUSIBLE_MM ? (int)v.width : 0;
         err = dmo_painter_new(cfg->theme, f->width, f->height, cfg->scale, mm, &f->painter);
         if (err < 0)

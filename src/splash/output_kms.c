@@ -23,6 +23,7 @@
 #include "splash/backdrop.h"
 #include "splash/drm_select.h"
 #include "splash/painter.h"
+#include "splash/theme.h"
 #include "util/cleanup.h"
 
 enum {
@@ -59,6 +60,7 @@ struct kms_head {
         bool keep_current;
         drmModeCrtc *saved;
         int width, height;
+        int phys_width_mm; /* the panel's, 0 if unknown: for the painter's scale */
         struct kms_buffer buf[2];
         int front;  /* the buffer on screen, -1 before the first frame */
         int queued; /* the buffer a pending flip will show */
@@ -405,8 +407,8 @@ static int head_open(struct kms_output *k, struct kms_head *h, const struct card
         h->shadow = calloc((size_t)h->height, (size_t)h->shadow_stride);
         if (!h->shadow)
                 return -ENOMEM;
-        return dmo_painter_new(cfg->theme, h->width, h->height, cfg->scale, (int)c->mmWidth,
-                               &h->painter);
+        h->phys_width_mm = (int)c->mmWidth;
+        return 0;
 }
 
 static void head_close(struct kms_output *k, struct kms_head *h)
@@ -483,6 +485,14 @@ static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out
                 err = n;
         card_state_free(cs);
         free(cs);
+        /* Every head shows the backdrop: now the pictures, fonts and the rest. */
+        if (err == 0)
+                dmo_theme_load_images(cfg->theme, cfg->diag);
+        for (size_t i = 0; err == 0 && i < k->n_heads; i++) {
+                struct kms_head *h = &k->heads[i];
+                err = dmo_painter_new(cfg->theme, h->width, h->height, cfg->scale, h->phys_width_mm,
+                                      &h->painter);
+        }
         if (err < 0) {
                 kms_close(&k->base);
                 return err;

@@ -12,6 +12,7 @@
 #include "splash/output.h"
 #include "splash/output_png.h"
 #include "splash/painter.h"
+#include "splash/theme.h"
 
 struct png_output {
         struct dmo_output base;
@@ -81,6 +82,7 @@ static int png_open(const struct dmo_output_config *cfg, struct dmo_output **out
                 r = -ENOMEM;
                 goto fail;
         }
+        dmo_theme_load_images(cfg->theme, cfg->diag);
         r = dmo_painter_new(cfg->theme, o->w, o->h, scale, 0, &o->painter);
         if (r < 0)
                 goto fail;

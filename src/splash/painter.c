@@ -378,8 +378,8 @@ int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double
 {
         int r;
         *out = NULL;
-        if (!theme || width <= 0 || height <= 0 || width > 16384 || height > 16384 || scale < 0 ||
-            scale > 8 || !isfinite(scale))
+        if (!theme || theme->images_pending || width <= 0 || height <= 0 || width > 16384 ||
+            height > 16384 || scale < 0 || scale > 8 || !isfinite(scale))
                 return -EINVAL;
         struct dmo_painter *p = calloc(1, sizeof(*p));
         if (!p)

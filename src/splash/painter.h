@@ -29,7 +29,8 @@ struct dmo_rect {
 
 struct dmo_painter;
 
-/* scale 0: automatic, from phys_width_mm (the panel's physical width in mm,
+/* The theme's images must be decoded (-EINVAL while a deferred load still
+ * has them pending). scale 0: automatic, from phys_width_mm (the panel's physical width in mm,
  * 0 if unknown): 2 above ~190 dpi, else 1; with no physical size, screens at
  * least 2000 px tall get 2. */
 int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double scale,

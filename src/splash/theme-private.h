@@ -25,6 +25,8 @@ enum dmo_align { DMO_ALIGN_START, DMO_ALIGN_CENTER, DMO_ALIGN_END };
 struct dmo_theme_image {
         char file[DMO_THEME_PATH];
         cairo_surface_t *x1, *x2;
+        char key[64]; /* where theme.conf names it, for diagnostics */
+        int line;
 };
 
 enum dmo_text_slot {
@@ -56,6 +58,8 @@ struct dmo_theme {
         int format;
         char name[128], description[256];
         char dir[DMO_THEME_PATH];
+        char conf[DMO_THEME_PATH + 16]; /* theme.conf, for diagnostics */
+        bool images_pending;            /* named, not decoded yet (DMO_THEME_DEFER_IMAGES) */
 
         /* fonts: resolved paths; "" when missing (painter falls back) */
         char font_regular[DMO_THEME_PATH], font_bold[DMO_THEME_PATH], font_fallback[DMO_THEME_PATH];

@@ -286,6 +286,7 @@ struct loader {
         struct dmo_diag *diag;
         int line;
         bool seen_format;
+        bool defer_images; /* name images now, decode them in dmo_theme_load_images() */
 };
 
 static void warn(struct loader *L, enum dmo_diag_severity sev, const char *key, const char *fmt,
@@ -325,13 +326,12 @@ static bool find_font(const struct loader *L, const char *name, char *out, size_
         return false;
 }
 
-static void load_image(struct loader *L, const char *key, struct dmo_theme_image *im,
-                       const char *name)
+static void decode_image(struct loader *L, struct dmo_theme_image *im)
 {
-        char path[DMO_THEME_PATH + 8], why[128];
+        char path[2 * DMO_THEME_PATH + 8], why[128];
+        const char *key = im->key, *name = im->file;
         int r;
 
-        snprintf(im->file, sizeof(im->file), "%s", name);
         if (!L->t->dir[0]) {
                 warn(L, DMO_DIAG_WARNING, key, _("image %s: theme has no directory"), name);
                 return;
@@ -356,6 +356,19 @@ static void load_image(struct loader *L, const char *key, struct dmo_theme_image
                         im->x2 = NULL;
                 }
         }
+}
+
+static void load_image(struct loader *L, const char *key, struct dmo_theme_image *im,
+                       const char *name)
+{
+        snprintf(im->file, sizeof(im->file), "%s", name);
+        snprintf(im->key, sizeof(im->key), "%s", key);
+        im->line = L->line;
+        if (L->defer_images) {
+                L->t->images_pending = true;
+                return;
+        }
+        decode_image(L, im);
 }
 
 static void set_value(struct loader *L, const struct sectiondef *sec, const struct keydef *k,
@@ -595,11 +608,25 @@ static void load_throbber(struct loader *L)
                 char name[160];
                 snprintf(name, sizeof(name), "%s%02u.png", t->throbber_pattern, i);
                 load_image(L, "throbber.frames", &t->throbber[i], name);
-                if (!t->throbber[i].x1) {
-                        t->throbber_kind = DMO_THROBBER_SPINNER;
-                        return;
-                }
         }
+}
+
+/* What the decoded images decide: a background or throbber without usable
+ * pictures falls back to the theme's colours and the drawn spinner. */
+static void finish_images(struct loader *L)
+{
+        struct dmo_theme *t = L->t;
+        if (t->bg_kind == DMO_BG_IMAGE && !t->bg_image.x1 && !t->bg_image.x2) {
+                L->line = t->bg_image.line;
+                warn(L, DMO_DIAG_WARNING, "background.image",
+                     _("background type is image but no usable image; using the colour"));
+                t->bg_kind = DMO_BG_GRADIENT;
+        }
+        if (t->throbber_kind != DMO_THROBBER_FRAMES)
+                return;
+        for (unsigned i = 0; i < t->throbber_count; i++)
+                if (!t->throbber[i].x1)
+                        t->throbber_kind = DMO_THROBBER_SPINNER;
 }
 
 static void resolve_fonts(struct loader *L)
@@ -626,7 +653,7 @@ static void resolve_fonts(struct loader *L)
 }
 
 static int load_common(char *text, const char *dir, const char *file,
-                       const struct dmo_theme_paths *paths, struct dmo_theme **out,
+                       const struct dmo_theme_paths *paths, unsigned flags, struct dmo_theme **out,
                        struct dmo_diag *diag)
 {
         struct dmo_theme *t = calloc(1, sizeof(*t));
@@ -635,7 +662,12 @@ static int load_common(char *text, const char *dir, const char *file,
         set_defaults(t);
         if (dir)
                 snprintf(t->dir, sizeof(t->dir), "%s", dir);
-        struct loader L = {.t = t, .paths = paths, .file = file, .diag = diag};
+        snprintf(t->conf, sizeof(t->conf), "%s", file);
+        struct loader L = {.t = t,
+                           .paths = paths,
+                           .file = t->conf,
+                           .diag = diag,
+                           .defer_images = flags & DMO_THEME_DEFER_IMAGES};
 
         parse(&L, text);
         if (!L.seen_format || t->format != 1) {
@@ -650,14 +682,36 @@ static int load_common(char *text, const char *dir, const char *file,
                 const char *base = dir ? strrchr(dir, '/') : NULL;
                 snprintf(t->name, sizeof(t->name), "%s", base ? base + 1 : dir ? dir : "unnamed");
         }
-        if (t->bg_kind == DMO_BG_IMAGE && !t->bg_image.x1 && !t->bg_image.x2) {
-                warn(&L, DMO_DIAG_WARNING, "background.image",
-                     _("background type is image but no usable image; using the colour"));
-                t->bg_kind = DMO_BG_GRADIENT;
-        }
         load_throbber(&L);
+        if (!L.defer_images)
+                finish_images(&L);
         resolve_fonts(&L);
         *out = t;
+        return 0;
+}
+
+static void decode_pending(struct loader *L, struct dmo_theme_image *im)
+{
+        if (im->file[0] && !im->x1 && !im->x2) {
+                L->line = im->line;
+                decode_image(L, im);
+        }
+}
+
+int dmo_theme_load_images(struct dmo_theme *t, struct dmo_diag *diag)
+{
+        if (!t->images_pending)
+                return 0;
+        struct loader L = {.t = t, .file = t->conf, .diag = diag};
+        decode_pending(&L, &t->bg_image);
+        decode_pending(&L, &t->logo);
+        decode_pending(&L, &t->bar_fill_image);
+        decode_pending(&L, &t->bar_track_image);
+        if (t->throbber_kind == DMO_THROBBER_FRAMES)
+                for (unsigned i = 0; i < t->throbber_count; i++)
+                        decode_pending(&L, &t->throbber[i]);
+        finish_images(&L);
+        t->images_pending = false;
         return 0;
 }
 
@@ -673,11 +727,17 @@ int dmo_theme_load_from_memory(const char *text, size_t len, const char *base_di
         memcpy(copy, text, len);
         copy[len] = '\0';
         /* A NUL inside the text ends it, like a C string would. */
-        return load_common(copy, base_dir, "theme.conf", paths, out, diag);
+        return load_common(copy, base_dir, "theme.conf", paths, 0, out, diag);
 }
 
 int dmo_theme_load(const char *name_or_dir, const struct dmo_theme_paths *paths,
                    struct dmo_theme **out, struct dmo_diag *diag)
+{
+        return dmo_theme_load_ex(name_or_dir, paths, 0, out, diag);
+}
+
+int dmo_theme_load_ex(const char *name_or_dir, const struct dmo_theme_paths *paths, unsigned flags,
+                      struct dmo_theme **out, struct dmo_diag *diag)
 {
         char dir[DMO_THEME_PATH], file[DMO_THEME_PATH + 16];
         struct stat st;
@@ -713,7 +773,7 @@ int dmo_theme_load(const char *name_or_dir, const struct dmo_theme_paths *paths,
                 return -ENOMEM;
         size_t n = fread(text, 1, (size_t)st.st_size, f);
         text[n] = '\0';
-        return load_common(text, dir, file, paths, out, diag);
+        return load_common(text, dir, file, paths, flags, out, diag);
 }
 
 static void image_clear(struct dmo_theme_image *im)

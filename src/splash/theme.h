@@ -65,7 +65,17 @@ struct dmo_theme;
  * contains a '/', a theme directory. diag may be NULL. */
 int dmo_theme_load(const char *name_or_dir, const struct dmo_theme_paths *paths,
                    struct dmo_theme **out, struct dmo_diag *diag);
-/* Same, from an in-memory keyfile; images and fonts are looked up relative to
+/* DMO_THEME_DEFER_IMAGES: parse theme.conf and find the fonts, but decode no
+ * image yet: enough for an output to put the theme's background up at once
+ * (splash/backdrop.h). dmo_theme_load_images() decodes them later, with the
+ * same warnings and fallbacks; a painter needs them decoded. */
+enum { DMO_THEME_DEFER_IMAGES = 1 };
+int dmo_theme_load_ex(const char *name_or_dir, const struct dmo_theme_paths *paths, unsigned flags,
+                      struct dmo_theme **out, struct dmo_diag *diag);
+/* Decodes the images a deferred load named; nothing when there are none
+ * left. Never fails the theme: a broken image is a warning and a fallback. */
+int dmo_theme_load_images(struct dmo_theme *t, struct dmo_diag *diag);
+/* Same as dmo_theme_load, from an in-memory keyfile; images and fonts are looked up relative to
  * base_dir (may be NULL: no images, fonts from paths). Used by fuzzing. */
 int dmo_theme_load_from_memory(const char *text, size_t len, const char *base_dir,
                                const struct dmo_theme_paths *paths, struct dmo_theme **out,
