@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/cleanup.h"
+#include "util/le.h"
 
 /* Header page layout (little-endian). */
 enum {
@@ -229,34 +230,6 @@ void dmo_sim_page_fill(uint64_t seed, uint64_t index, void *buf, size_t page_siz
         }
 }
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-        for (int i = 0; i < 4; i++)
-                p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-        for (int i = 0; i < 8; i++)
-                p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-        uint32_t v = 0;
-        for (int i = 3; i >= 0; i--)
-                v = v << 8 | p[i];
-        return v;
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-        uint64_t v = 0;
-        for (int i = 7; i >= 0; i--)
-                v = v << 8 | p[i];
-        return v;
-}
-
 static uint64_t fnv1a(const uint8_t *p, size_t n)
 {
         uint64_t h = 0xcbf29ce484222325ull;
@@ -286,16 +259,16 @@ int dmo_sim_header_encode(const struct dmo_sim_header *h, void *page, size_t pag
         uint8_t *p = page;
         memset(p, 0, page_size);
         memcpy(p + HDR_MAGIC, hdr_magic, sizeof(hdr_magic));
-        put_le32(p + HDR_LAYOUT, hdr_layout);
-        put_le32(p + HDR_PAGE_SIZE, h->page_size);
-        put_le64(p + HDR_PAGES, h->pages);
-        put_le64(p + HDR_SEED, h->seed);
+        dmo_put_le32(p + HDR_LAYOUT, hdr_layout);
+        dmo_put_le32(p + HDR_PAGE_SIZE, h->page_size);
+        dmo_put_le64(p + HDR_PAGES, h->pages);
+        dmo_put_le64(p + HDR_SEED, h->seed);
         put_str(p + HDR_SYSNAME, h->id.sysname);
         put_str(p + HDR_RELEASE, h->id.release);
         put_str(p + HDR_VERSION, h->id.version);
         put_str(p + HDR_MACHINE, h->id.machine);
-        put_le32(p + HDR_ID_PAGE_SIZE, h->id.page_size);
-        put_le64(p + HDR_CHECKSUM, fnv1a(p, HDR_CHECKSUM));
+        dmo_put_le32(p + HDR_ID_PAGE_SIZE, h->id.page_size);
+        dmo_put_le64(p + HDR_CHECKSUM, fnv1a(p, HDR_CHECKSUM));
         return 0;
 }
 
@@ -305,19 +278,19 @@ int dmo_sim_header_decode(const void *page, size_t page_size, struct dmo_sim_hea
         if (!p || page_size < HDR_END)
                 return -EINVAL;
         if (memcmp(p + HDR_MAGIC, hdr_magic, sizeof(hdr_magic)) != 0 ||
-            get_le32(p + HDR_LAYOUT) != hdr_layout ||
-            get_le64(p + HDR_CHECKSUM) != fnv1a(p, HDR_CHECKSUM))
+            dmo_get_le32(p + HDR_LAYOUT) != hdr_layout ||
+            dmo_get_le64(p + HDR_CHECKSUM) != fnv1a(p, HDR_CHECKSUM))
                 return -EINVAL;
         struct dmo_sim_header h;
         memset(&h, 0, sizeof(h));
-        h.page_size = get_le32(p + HDR_PAGE_SIZE);
-        h.pages = get_le64(p + HDR_PAGES);
-        h.seed = get_le64(p + HDR_SEED);
+        h.page_size = dmo_get_le32(p + HDR_PAGE_SIZE);
+        h.pages = dmo_get_le64(p + HDR_PAGES);
+        h.seed = dmo_get_le64(p + HDR_SEED);
         get_str(h.id.sysname, p + HDR_SYSNAME);
         get_str(h.id.release, p + HDR_RELEASE);
         get_str(h.id.version, p + HDR_VERSION);
         get_str(h.id.machine, p + HDR_MACHINE);
-        h.id.page_size = get_le32(p + HDR_ID_PAGE_SIZE);
+        h.id.page_size = dmo_get_le32(p + HDR_ID_PAGE_SIZE);
         if (h.page_size != page_size || h.pages < 1)
                 return -EINVAL;
         *out = h;

@@ -3,7 +3,7 @@
  * end, and no page that differs from the original may ever be delivered. */
 #include <errno.h>
 
-#include "image/le.h"
+#include "util/le.h"
 #include "tests/image-testutil.h"
 #include "util/cleanup.h"
 

@@ -8,7 +8,7 @@
 #include <xxhash.h>
 
 #include "image/format.h"
-#include "image/le.h"
+#include "util/le.h"
 #include "tests/testlib.h"
 #include "util/cleanup.h"
 

@@ -9,7 +9,7 @@
 #include <xxhash.h>
 
 #include "image/format.h"
-#include "image/le.h"
+#include "util/le.h"
 
 static const char swap_magic_v1[DMO_SWAP_MAGIC_LEN] = "SWAPSPACE2";
 /* suspend-utils' signature: util-linux swapon rewrites it to a swap

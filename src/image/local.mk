@@ -1,7 +1,7 @@
 # src/image: the on-disk format (signature, header, extent map, chunk
 # headers), the image writer and reader, and the info describer.
 noinst_LIBRARIES += src/image/libdmo-image.a
-src_image_libdmo_image_a_SOURCES = src/image/format.c src/image/format.h src/image/le.h \
+src_image_libdmo_image_a_SOURCES = src/image/format.c src/image/format.h \
 	src/image/sigdev.c src/image/sigdev.h \
 	src/image/writer.c src/image/writer.h \
 	src/image/reader.c src/image/reader.h src/image/info.c

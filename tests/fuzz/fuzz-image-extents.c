@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "image/format.h"
-#include "image/le.h"
+#include "util/le.h"
 
 #include <xxhash.h>
 

@@ -1,10 +1,11 @@
-/* le: explicit little-endian stores and loads for src/image's byte layouts.
+/* le: explicit little-endian stores and loads for on-disk layouts.
  *
- * Contract: private to src/image and its tests (no other module includes it). Works on
- * unaligned byte pointers; the host's endianness never leaks into a layout.
+ * Contract: knows no layout, only byte order: src/image's image format and
+ * the simulated kernel's header page use it. Works on unaligned byte
+ * pointers; the host's endianness never leaks into a layout.
  */
-#ifndef DMO_IMAGE_LE_H
-#define DMO_IMAGE_LE_H
+#ifndef DMO_UTIL_LE_H
+#define DMO_UTIL_LE_H
 
 #include <stdint.h>
 
