@@ -156,9 +156,9 @@ int dmo_cmd_hibernate(int argc, char **argv)
                 hc.max_image_pages = c.sim_size / (uint64_t)sysconf(_SC_PAGESIZE);
         hc.hooks.ctx = display;
         hc.hooks.devices_thawed = dmo_display_devices_thawed;
-        hc.hooks.before_freeze = dmo_display_before_freeze;
+        hc.hooks.before_freeze = dmo_display_pause;
         hc.hooks.after_freeze = dmo_display_after_freeze;
-        hc.hooks.before_snapshot = dmo_display_before_snapshot;
+        hc.hooks.before_snapshot = dmo_display_pause;
         hc.hooks.stats_ready = dmo_cli_print_profile;
 
         struct dmo_hibernate_result res;

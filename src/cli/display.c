@@ -237,7 +237,7 @@ struct dmo_display *dmo_display_launch_join(struct dmo_display_launch *l)
         return d;
 }
 
-void dmo_display_before_snapshot(void *display)
+void dmo_display_pause(void *display)
 {
         struct dmo_display *d = display;
         if (d && d->renderer)
@@ -258,13 +258,6 @@ void dmo_display_devices_thawed(void *display)
                 dmo_cli_note(_("the splash stopped: its thread could not be restarted"));
 }
 
-void dmo_display_before_freeze(void *display)
-{
-        struct dmo_display *d = display;
-        if (d && d->renderer)
-                dmo_renderer_stop(d->renderer);
-}
-
 void dmo_display_after_freeze(void *display)
 {
         struct dmo_display *d = display;
@@ -279,7 +272,7 @@ void dmo_display_before_restore(void *display)
                 return;
         /* The final frame (restoring, bar full) stays in every buffer: the
          * restored kernel shows one of them until its own splash redraws. */
-        dmo_renderer_stop(d->renderer);
+        dmo_display_pause(d);
         dmo_renderer_settle(d->renderer);
 }
 

@@ -27,16 +27,19 @@ int dmo_display_launch(const struct dmo_cli_common *c, enum dmo_mode mode,
                        struct dmo_progress *progress, struct dmo_display_launch **out);
 struct dmo_display *dmo_display_launch_join(struct dmo_display_launch *l);
 
-/* Engine hooks around SNAPSHOT_CREATE_IMAGE: drawing stops while the kernel
- * suspends the devices and starts again, in full, when they are back. */
-void dmo_display_before_snapshot(void *display);
+/* Stops drawing (the renderer's thread ends after a final frame). The
+ * engine's before_freeze and before_snapshot hooks: before SNAPSHOT_FREEZE
+ * the thread must go so the freezing thread can start it again exempt from
+ * the freezer (see engine.h); before SNAPSHOT_CREATE_IMAGE nothing may draw
+ * while the kernel suspends the devices. */
+void dmo_display_pause(void *display);
 
-void dmo_display_devices_thawed(void *display);
-
-/* Engine hooks around SNAPSHOT_FREEZE: the renderer thread is stopped
- * before and started again after, by the freezing thread (see engine.h). */
-void dmo_display_before_freeze(void *display);
+/* After the freeze (or the thaw): drawing goes on, on a thread the calling
+ * thread creates. */
 void dmo_display_after_freeze(void *display);
+
+/* After the devices came back: drawing goes on, the whole frame redrawn. */
+void dmo_display_devices_thawed(void *display);
 /* Resume, just before the restore: stop drawing and leave the final frame in
  * every buffer of every output. */
 void dmo_display_before_restore(void *display);
