@@ -51,6 +51,37 @@ static struct dmo_output *open_text(int fd)
         return o;
 }
 
+/* A text output on a pseudo-terminal, cols columns wide (0: the pty's
+ * default), with the C library in `locale`. */
+struct tty {
+        int master, slave;
+        struct dmo_output *o;
+};
+
+static bool tty_open(struct tty *t, const char *locale, unsigned short cols)
+{
+        *t = (struct tty){.master = -1, .slave = -1};
+        struct winsize ws = {.ws_row = 24, .ws_col = cols};
+        if (!setlocale(LC_ALL, locale) ||
+            openpty(&t->master, &t->slave, NULL, NULL, cols ? &ws : NULL) != 0)
+                return false;
+        t->o = open_text(t->slave);
+        return t->o != NULL;
+}
+
+/* Closes the output and the program's end; what the output wrote on close
+ * can still be drained from t->master until tty_close(). */
+static void tty_close_output(struct tty *t)
+{
+        t->o->ops->close(t->o);
+        close(t->slave);
+}
+
+static void tty_close(struct tty *t)
+{
+        close(t->master);
+}
+
 static void test_log_of_a_100000_page_run_has_start_each_tenth_once_and_totals(void)
 {
         int fds[2];
@@ -186,12 +217,11 @@ static struct dmo_scene writing_scene(double f)
 
 static void test_tty_redraws_one_line_with_percent_rate_and_time(void)
 {
-        REQUIRE(setlocale(LC_ALL, "C.UTF-8"));
-        int master, slave;
+        struct tty t;
+        REQUIRE(tty_open(&t, "C.UTF-8", 100));
+        struct dmo_output *o = t.o;
+        int master = t.master, slave = t.slave;
         struct winsize ws = {.ws_row = 24, .ws_col = 100};
-        REQUIRE(openpty(&master, &slave, NULL, NULL, &ws) == 0);
-        struct dmo_output *o = open_text(slave);
-        REQUIRE(o);
         struct dmo_scene sc = writing_scene(0.52);
         o->ops->render(o, &sc, false);
         sc = writing_scene(0.53);
@@ -238,19 +268,17 @@ static void test_tty_redraws_one_line_with_percent_rate_and_time(void)
         s = drain(master);
         CHECK_INT(count_lines(s), ==, 1);
         CHECK_STR_CONTAINS(s, "100%");
-        o->ops->close(o);
-        close(slave);
+        tty_close_output(&t);
         CHECK_INT(strlen(drain(master)), ==, 0); /* no extra newline after a finished line */
-        close(master);
+        tty_close(&t);
 }
 
 static void test_tty_hides_an_infinite_or_unknown_time_left(void)
 {
-        setlocale(LC_ALL, "C.UTF-8");
-        int master, slave;
-        REQUIRE(openpty(&master, &slave, NULL, NULL, NULL) == 0);
-        struct dmo_output *o = open_text(slave);
-        REQUIRE(o);
+        struct tty t;
+        REQUIRE(tty_open(&t, "C.UTF-8", 0));
+        struct dmo_output *o = t.o;
+        int master = t.master;
         /* A stalled rate gives an infinite ETA; a garbage rate must not print either. */
         struct dmo_scene sc = writing_scene(0.15);
         sc.progress.eta_s = 1.0 / 0.0;
@@ -264,39 +292,34 @@ static void test_tty_hides_an_infinite_or_unknown_time_left(void)
         sc.progress.fraction = 0.16;
         o->ops->render(o, &sc, false);
         CHECK(strstr(drain(master), "left") == NULL);
-        o->ops->close(o);
-        close(slave);
-        close(master);
+        tty_close_output(&t);
+        tty_close(&t);
 }
 
 static void test_tty_without_utf8_draws_hashes(void)
 {
-        REQUIRE(setlocale(LC_ALL, "C"));
-        int master, slave;
-        struct winsize ws = {.ws_row = 24, .ws_col = 80};
-        REQUIRE(openpty(&master, &slave, NULL, NULL, &ws) == 0);
-        struct dmo_output *o = open_text(slave);
-        REQUIRE(o);
+        struct tty t;
+        REQUIRE(tty_open(&t, "C", 80));
+        struct dmo_output *o = t.o;
+        int master = t.master;
         struct dmo_scene sc = writing_scene(0.5);
         o->ops->render(o, &sc, false);
         const char *s = drain(master);
         CHECK_STR_CONTAINS(s, "#####");
         for (const char *c = s; *c; c++)
                 CHECK(((unsigned char)*c) < 0x80);
-        o->ops->close(o);
-        close(slave);
+        tty_close_output(&t);
         s = drain(master);
         CHECK_STR_CONTAINS(s, "\n"); /* an unfinished line is ended at close */
-        close(master);
+        tty_close(&t);
 }
 
 static void test_tty_failure_shows_the_detail_on_its_own_line(void)
 {
-        setlocale(LC_ALL, "C.UTF-8");
-        int master, slave;
-        REQUIRE(openpty(&master, &slave, NULL, NULL, NULL) == 0);
-        struct dmo_output *o = open_text(slave);
-        REQUIRE(o);
+        struct tty t;
+        REQUIRE(tty_open(&t, "C.UTF-8", 0));
+        struct dmo_output *o = t.o;
+        int master = t.master;
         struct dmo_scene sc = writing_scene(0.3);
         sc.progress.phase = DMO_PHASE_FAILED;
         snprintf(sc.detail, sizeof(sc.detail), "Writing to /dev/vda2 failed: no space left.");
@@ -304,18 +327,16 @@ static void test_tty_failure_shows_the_detail_on_its_own_line(void)
         const char *s = drain(master);
         CHECK_STR_CONTAINS(s, "Something went wrong");
         CHECK_STR_CONTAINS(s, "\nWriting to /dev/vda2 failed: no space left.");
-        o->ops->close(o);
-        close(slave);
-        close(master);
+        tty_close_output(&t);
+        tty_close(&t);
 }
 
 static void test_tty_password_dialog_shows_bullets_not_text(void)
 {
-        setlocale(LC_ALL, "C.UTF-8");
-        int master, slave;
-        REQUIRE(openpty(&master, &slave, NULL, NULL, NULL) == 0);
-        struct dmo_output *o = open_text(slave);
-        REQUIRE(o);
+        struct tty t;
+        REQUIRE(tty_open(&t, "C.UTF-8", 0));
+        struct dmo_output *o = t.o;
+        int master = t.master;
         struct dmo_scene sc = writing_scene(0.3);
         sc.dialog.kind = DMO_DIALOG_PASSWORD;
         snprintf(sc.dialog.prompt, sizeof(sc.dialog.prompt), "Passphrase:");
@@ -324,9 +345,8 @@ static void test_tty_password_dialog_shows_bullets_not_text(void)
         const char *s = drain(master);
         CHECK_STR_CONTAINS(s, "Passphrase: \u2022\u2022\u2022\033[K");
         CHECK(strstr(s, "\u2022\u2022\u2022\u2022") == NULL);
-        o->ops->close(o);
-        close(slave);
-        close(master);
+        tty_close_output(&t);
+        tty_close(&t);
 }
 
 DMO_TEST_MAIN(T(test_log_of_a_100000_page_run_has_start_each_tenth_once_and_totals),
