@@ -123,6 +123,8 @@ int dmo_blockdev_pwrite(struct dmo_blockdev *d, const void *buf, size_t len, uin
         d->writes++;
         if (dmo_fault_eio_write_at(d->faults, &n) && d->writes == n)
                 return -EIO;
+        if (dmo_fault_readonly_from(d->faults, &n) && d->writes >= n)
+                return -EROFS;
         int r = check_range(d, len, off);
         if (r < 0)
                 return r;
@@ -165,6 +167,11 @@ const char *dmo_blockdev_path(const struct dmo_blockdev *d)
 dev_t dmo_blockdev_rdev(const struct dmo_blockdev *d)
 {
         return d->rdev;
+}
+
+uint64_t dmo_blockdev_writes(const struct dmo_blockdev *d)
+{
+        return d->writes;
 }
 
 void dmo_blockdev_free(struct dmo_blockdev *d)

@@ -8,8 +8,8 @@
  *   device (as measured at open, or because the file shrank since) fails
  *   with -ENXIO, the one code for "outside the device"; nothing is ever
  *   extended.
- * - Honours the fault plan (eio-read@N, eio-write@N count calls, 1-based;
- *   short-write halves every write(2)). The plan is borrowed and must outlive
+ * - Honours the fault plan (eio-read@N, eio-write@N, readonly@N count calls,
+ *   1-based; short-write halves every write(2)). The plan is borrowed and must outlive
  *   the device.
  * - Allocates only in dmo_blockdev_open(); no other call allocates, so the
  *   device is usable after the snapshot. Never prints.
@@ -35,6 +35,8 @@ uint64_t dmo_blockdev_size(const struct dmo_blockdev *d);
 const char *dmo_blockdev_path(const struct dmo_blockdev *d);
 /* st_rdev of a block device; 0 for a regular file. */
 dev_t dmo_blockdev_rdev(const struct dmo_blockdev *d);
+/* dmo_blockdev_pwrite calls so far (what eio-write@N and readonly@N count). */
+uint64_t dmo_blockdev_writes(const struct dmo_blockdev *d);
 void dmo_blockdev_free(struct dmo_blockdev *d);
 
 #endif

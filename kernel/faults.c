@@ -7,9 +7,9 @@
 #include "util/cleanup.h"
 
 struct dmo_fault_plan {
-        bool has_enospc, has_eio_write, has_eio_read;
-        uint64_t enospc_after, eio_write_at, eio_read_at;
-        bool short_write, short_read;
+        bool has_enospc, has_eio_write, has_eio_read, has_readonly;
+        uint64_t enospc_after, eio_write_at, eio_read_at, readonly_from;
+        bool short_write, short_read, shutdown_fails;
         uint32_t crash_mask;
 };
 
@@ -89,6 +89,10 @@ static int parse_item(struct dmo_fault_plan *p, char *item)
                 p->short_read = true;
                 return 0;
         }
+        if (strcmp(item, "shutdown-fails") == 0 && !arg) {
+                p->shutdown_fails = true;
+                return 0;
+        }
         if (!arg)
                 return -EINVAL;
         if (strcmp(item, "enospc") == 0)
@@ -98,6 +102,8 @@ static int parse_item(struct dmo_fault_plan *p, char *item)
                 return set_counter(&p->has_eio_write, &p->eio_write_at, arg, 1);
         if (strcmp(item, "eio-read") == 0)
                 return set_counter(&p->has_eio_read, &p->eio_read_at, arg, 1);
+        if (strcmp(item, "readonly") == 0)
+                return set_counter(&p->has_readonly, &p->readonly_from, arg, 1);
         if (strcmp(item, "crash") == 0) {
                 enum dmo_checkpoint cp;
                 if (dmo_checkpoint_parse(arg, &cp) < 0)
@@ -165,6 +171,19 @@ bool dmo_fault_eio_read_at(const struct dmo_fault_plan *p, uint64_t *n)
                 return false;
         *n = p->eio_read_at;
         return true;
+}
+
+bool dmo_fault_readonly_from(const struct dmo_fault_plan *p, uint64_t *n)
+{
+        if (!p || !p->has_readonly)
+                return false;
+        *n = p->readonly_from;
+        return true;
+}
+
+bool dmo_fault_shutdown_fails(const struct dmo_fault_plan *p)
+{
+        return p && p->shutdown_fails;
 }
 
 bool dmo_fault_short_write(const struct dmo_fault_plan *p)

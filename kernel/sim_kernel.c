@@ -29,6 +29,7 @@ struct sim {
         uint64_t cluster_pos, in_cluster, allocated;
 
         bool frozen, ready, platform, powered_off, pref_set;
+        bool shutdown_failed; /* the plan's shutdown-fails has been used up */
         uint64_t pref;
 
         /* hibernate: pages of the image and the read cursor */
@@ -392,8 +393,8 @@ static int sim_atomic_restore(struct dmo_snapshot *s)
         if (!m->header_ok || m->written_pages < m->expected_pages)
                 return -ENODATA;
         if (m->mismatch)
-                return -EILSEQ;
-        return 0;
+                return DMO_RESTORE_MISMATCH;
+        return DMO_RESTORED;
 }
 
 static int sim_free_image(struct dmo_snapshot *s)
@@ -419,23 +420,35 @@ static int sim_platform_support(struct dmo_snapshot *s, bool enable)
         return 0;
 }
 
-static int sim_power_off(struct dmo_snapshot *s)
-{
-        struct sim *m = to_sim(s);
-        if (m->powered_off)
-                return -ESHUTDOWN;
-        m->powered_off = true;
-        return 0;
-}
-
-static int sim_s2ram(struct dmo_snapshot *s)
+static int sim_shutdown(struct dmo_snapshot *s, enum dmo_shutdown mode)
 {
         struct sim *m = to_sim(s);
         if (m->powered_off)
                 return -ESHUTDOWN;
         if (!m->frozen)
                 return -EPERM;
-        m->ready = false;
+        if (dmo_fault_shutdown_fails(m->p.faults) && !m->shutdown_failed) {
+                m->shutdown_failed = true;
+                return -EIO;
+        }
+        if (mode == DMO_SHUTDOWN_SUSPEND) {
+                /* Woke up from RAM: the kernel lets go of the image. */
+                m->ready = false;
+                return DMO_SHUTDOWN_WOKE;
+        }
+        m->powered_off = true;
+        return DMO_SHUTDOWN_DONE;
+}
+
+static int sim_open_target(struct dmo_snapshot *s, const struct dmo_swap_target *t,
+                           struct dmo_blockdev **out)
+{
+        return dmo_blockdev_open(t->path, true, to_sim(s)->p.faults, out);
+}
+
+static int sim_memory_bytes(struct dmo_snapshot *s, uint64_t *bytes)
+{
+        *bytes = to_sim(s)->p.size_bytes;
         return 0;
 }
 
@@ -474,8 +487,9 @@ static const struct dmo_snapshot_ops sim_ops = {
     .atomic_restore = sim_atomic_restore,
     .free_image = sim_free_image,
     .platform_support = sim_platform_support,
-    .power_off = sim_power_off,
-    .s2ram = sim_s2ram,
+    .shutdown = sim_shutdown,
+    .open_target = sim_open_target,
+    .memory_bytes = sim_memory_bytes,
     .identity = sim_identity,
     .checkpoint = sim_checkpoint,
     .free = sim_free,
@@ -509,7 +523,6 @@ int dmo_sim_kernel_new(const struct dmo_sim_params *p, enum dmo_snapshot_mode mo
         }
         m->base.ops = &sim_ops;
         m->base.mode = mode;
-        m->base.simulated = true;
         m->p = *p;
         m->p.release_override = NULL; /* copied into id; the caller's string may go */
         m->ps = ps;
@@ -531,13 +544,13 @@ int dmo_sim_kernel_new(const struct dmo_sim_params *p, enum dmo_snapshot_mode mo
 
 const struct dmo_fault_plan *dmo_sim_kernel_faults(struct dmo_snapshot *s)
 {
-        return s && s->simulated ? to_sim(s)->p.faults : NULL;
+        return s && s->ops == &sim_ops ? to_sim(s)->p.faults : NULL;
 }
 
 int dmo_sim_kernel_first_mismatch(struct dmo_snapshot *s, uint64_t *page, uint32_t *byte_offset)
 {
         struct sim *m = to_sim(s);
-        if (!s->simulated || !m->mismatch)
+        if (s->ops != &sim_ops || !m->mismatch)
                 return -ENOENT;
         *page = m->mm_page;
         *byte_offset = m->mm_off;

@@ -28,11 +28,16 @@
  *
  * checkpoint(cp) with crash@cp in the plan raises SIGKILL at once: the
  * process dies as a machine losing power would, nothing flushed (stdio
- * buffers included). power_off records the fact and returns 0; every later
- * call except free then fails with -ESHUTDOWN.
+ * buffers included). shutdown (needs freeze, -EPERM) records a power off
+ * and returns DMO_SHUTDOWN_DONE, after which every call except free fails
+ * with -ESHUTDOWN; in suspend mode it lets go of the image and returns
+ * DMO_SHUTDOWN_WOKE; with shutdown-fails in the plan its first call returns
+ * -EIO and the machine stays frozen. open_target opens the file with the plan's faults;
+ * memory_bytes is size_bytes.
  *
- * Contract: all memory is allocated in dmo_sim_kernel_new(); only
- * set_swap_area does file I/O (reading the header before the freeze).
+ * Contract: all memory is allocated in dmo_sim_kernel_new() (and the block
+ * device in open_target); only set_swap_area and open_target do file I/O
+ * of their own.
  * Never prints.
  */
 #ifndef DMO_KERNEL_SIM_KERNEL_H
@@ -56,7 +61,7 @@ struct dmo_sim_params {
 int dmo_sim_kernel_new(const struct dmo_sim_params *p, enum dmo_snapshot_mode mode,
                        struct dmo_snapshot **out);
 
-/* The plan the sim was made with, so the engine opens its blockdev with it. */
+/* The plan the sim was made with (NULL for another kind of snapshot). */
 const struct dmo_fault_plan *dmo_sim_kernel_faults(struct dmo_snapshot *s);
 
 /* Resume mode: where the first differing page was. -ENOENT if none. */

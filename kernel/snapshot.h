@@ -3,8 +3,11 @@
  * One small ops table with two implementations: the real one on /dev/snapshot
  * (kernel/snapshot_dev.c, the exact uswsusp ioctls) and the simulated kernel
  * (kernel/sim_kernel.c) used by tests and the demo. The engine only ever talks
- * to a struct dmo_snapshot; it cannot tell the two apart except through
- * dmo_snapshot_is_simulated() for messages.
+ * to a struct dmo_snapshot and cannot tell the two apart: everything that
+ * differs between a real and a simulated machine (how it goes down, what a
+ * restore returns, how the resume device is opened, how much memory there
+ * is, the kernel's quirks around the thaw) is behind an op here. Whoever
+ * opened the object knows which it is; nobody else needs to.
  *
  * Contract:
  * - Every call returns 0 (or a byte count where stated) or a negative errno.
@@ -17,6 +20,7 @@
 #ifndef DMO_KERNEL_SNAPSHOT_H
 #define DMO_KERNEL_SNAPSHOT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -57,11 +61,45 @@ enum dmo_checkpoint {
         DMO_CP_COUNT
 };
 
+/* How the machine goes down once the image is on disk. */
+enum dmo_shutdown {
+        DMO_SHUTDOWN_PLATFORM, /* ACPI S4 through the kernel (SNAPSHOT_POWER_OFF) */
+        DMO_SHUTDOWN_POWEROFF, /* plain power off */
+        DMO_SHUTDOWN_REBOOT,   /* reboot (e.g. to test resume, or dual boot) */
+        DMO_SHUTDOWN_SUSPEND,  /* suspend to RAM, image kept as a fallback (suspend-to-both) */
+};
+
+/* What shutdown() reports when it returns without an error. */
+enum dmo_shutdown_result {
+        /* The machine is off (or rebooting) with the image on disk. Only a
+         * simulated machine can say so: a real one never returns. */
+        DMO_SHUTDOWN_DONE = 0,
+        /* Suspend to RAM: the machine woke up from RAM. The system runs on
+         * from memory; the image on disk must not be resumed any more. */
+        DMO_SHUTDOWN_WOKE = 1,
+};
+
+/* What atomic_restore() returns. The real kernel jumps into the saved
+ * system and never returns on success; any return is a failure. */
+enum {
+        /* Simulated only: the saved system "runs", every page verified. */
+        DMO_RESTORED = 0,
+        /* Simulated only: a restored page differed from the saved one. This
+         * errno is reserved for it; the real implementation never returns it. */
+        DMO_RESTORE_MISMATCH = -EILSEQ,
+};
+
 struct dmo_snapshot;
+struct dmo_blockdev;
 
 struct dmo_snapshot_ops {
         int (*set_swap_area)(struct dmo_snapshot *s, const struct dmo_swap_target *t);
         int (*freeze)(struct dmo_snapshot *s);
+        /* Thaws user space. The real kernel warns about any thread still
+         * carrying the freezer exemption of the task that froze (threads it
+         * started after the freeze, even joined ones still on their way
+         * out): the real implementation waits, briefly, until the caller is
+         * the process's only thread. */
         int (*unfreeze)(struct dmo_snapshot *s);
         int (*pref_image_size)(struct dmo_snapshot *s, uint64_t bytes);
         /* *in_suspend = 1: snapshot taken, save it; 0: we are back after a restore. */
@@ -80,13 +118,28 @@ struct dmo_snapshot_ops {
         int (*alloc_swap_page)(struct dmo_snapshot *s, uint64_t *byte_offset);
         int (*free_swap_pages)(struct dmo_snapshot *s);
         int (*avail_swap)(struct dmo_snapshot *s, uint64_t *bytes);
-        /* Real kernel: returns only on failure. Simulated: returns 0 after
-         * verifying every page bit for bit, -EILSEQ on the first mismatch. */
+        /* Real kernel: returns only on failure (a negative errno other than
+         * DMO_RESTORE_MISMATCH). Simulated: DMO_RESTORED after verifying
+         * every page bit for bit, DMO_RESTORE_MISMATCH on the first
+         * difference, another negative errno if the restore was refused. */
         int (*atomic_restore)(struct dmo_snapshot *s);
         int (*free_image)(struct dmo_snapshot *s);
         int (*platform_support)(struct dmo_snapshot *s, bool enable);
-        int (*power_off)(struct dmo_snapshot *s);
-        int (*s2ram)(struct dmo_snapshot *s);
+        /* Takes the machine down with the image on disk (see enum
+         * dmo_shutdown_result), or returns a negative errno with the system
+         * still frozen. The disks are not synced: they must stay as the
+         * image expects them. */
+        int (*shutdown)(struct dmo_snapshot *s, enum dmo_shutdown mode);
+        /* Opens the resume device given to set_swap_area (or about to be)
+         * for positioned reads and writes of image data. The real kernel
+         * requires a block device whose number is t->dev, checked on the
+         * open descriptor, so a path that changed since it was resolved is
+         * never written; the simulated kernel applies its fault plan. */
+        int (*open_target)(struct dmo_snapshot *s, const struct dmo_swap_target *t,
+                           struct dmo_blockdev **out);
+        /* The most bytes an image can have, known before the snapshot: the
+         * machine's memory. */
+        int (*memory_bytes)(struct dmo_snapshot *s, uint64_t *bytes);
         int (*identity)(struct dmo_snapshot *s, struct dmo_kernel_identity *id);
         void (*checkpoint)(struct dmo_snapshot *s, enum dmo_checkpoint cp);
         void (*free)(struct dmo_snapshot *s);
@@ -95,7 +148,6 @@ struct dmo_snapshot_ops {
 struct dmo_snapshot {
         const struct dmo_snapshot_ops *ops;
         enum dmo_snapshot_mode mode;
-        bool simulated;
 };
 
 /* Opens /dev/snapshot (or `path` for tests of the open logic) in `mode`.

@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "kernel/blockdev.h"
 #include "util/cleanup.h"
 
 _Static_assert(sizeof(struct resume_swap_area) == 12, "resume_swap_area is packed, 12 bytes");
@@ -91,9 +92,24 @@ static int dev_free_image(struct dmo_snapshot *s)
         return r;
 }
 
+/* A joined thread can still be on its way out of the kernel, still marked
+ * as exempt from the freezer; the thaw warns about such a task. Wait (at
+ * most a fifth of a second) until the caller is the process's only thread. */
+static void wait_for_threads_gone(void)
+{
+        for (int i = 0; i < 200; i++) {
+                struct stat st;
+                /* A directory's link count is 2 plus its subdirectories. */
+                if (stat("/proc/self/task", &st) < 0 || st.st_nlink <= 3)
+                        return;
+                usleep(1000);
+        }
+}
+
 static int dev_unfreeze(struct dmo_snapshot *s)
 {
         struct snapdev *d = to_dev(s);
+        wait_for_threads_gone();
         /* UNFREEZE is ignored while an image is ready. */
         if (d->ready) {
                 int r = dev_free_image(s);
@@ -204,7 +220,11 @@ static int dev_avail_swap(struct dmo_snapshot *s, uint64_t *bytes)
 
 static int dev_atomic_restore(struct dmo_snapshot *s)
 {
-        return xioctl(to_dev(s), SNAPSHOT_ATOMIC_RESTORE, 0);
+        int r = xioctl(to_dev(s), SNAPSHOT_ATOMIC_RESTORE, 0);
+        /* Success never comes back here; keep the simulator's codes apart. */
+        if (r == 0 || r == DMO_RESTORE_MISMATCH)
+                return -EIO;
+        return r;
 }
 
 static int dev_platform_support(struct dmo_snapshot *s, bool enable)
@@ -216,20 +236,57 @@ static int dev_platform_support(struct dmo_snapshot *s, bool enable)
         return r;
 }
 
-static int dev_power_off(struct dmo_snapshot *s)
+static int dev_shutdown(struct dmo_snapshot *s, enum dmo_shutdown mode)
 {
         struct snapdev *d = to_dev(s);
-        if (!d->platform_off && xioctl(d, SNAPSHOT_PLATFORM_SUPPORT, 1) == 0)
-                (void)xioctl(d, SNAPSHOT_POWER_OFF, 0);
-        /* Still here: no platform support, or a wakeup event got in the way.
-         * Never sync: the disks must stay as the image expects them. */
-        reboot(RB_POWER_OFF);
-        return -errno;
+        int r;
+
+        switch (mode) {
+        case DMO_SHUTDOWN_SUSPEND:
+                r = xioctl(d, SNAPSHOT_S2RAM, 0);
+                return r < 0 ? r : DMO_SHUTDOWN_WOKE;
+        case DMO_SHUTDOWN_PLATFORM:
+                if (!d->platform_off && xioctl(d, SNAPSHOT_PLATFORM_SUPPORT, 1) == 0)
+                        (void)xioctl(d, SNAPSHOT_POWER_OFF, 0);
+                /* Still here: no platform support, or a wakeup event got in
+                 * the way. A plain power off keeps the image just as well. */
+                reboot(RB_POWER_OFF);
+                return -errno;
+        case DMO_SHUTDOWN_REBOOT:
+                reboot(RB_AUTOBOOT);
+                return -errno;
+        case DMO_SHUTDOWN_POWEROFF:
+                reboot(RB_POWER_OFF);
+                return -errno;
+        }
+        return -EINVAL;
 }
 
-static int dev_s2ram(struct dmo_snapshot *s)
+static int dev_open_target(struct dmo_snapshot *s, const struct dmo_swap_target *t,
+                           struct dmo_blockdev **out)
 {
-        return xioctl(to_dev(s), SNAPSHOT_S2RAM, 0);
+        struct dmo_blockdev *bd;
+        int r = dmo_blockdev_open(t->path, true, NULL, &bd);
+        if (r < 0)
+                return r;
+        /* The kernel writes the image where t->dev says; we must write the
+         * very same device, whatever the path points at by now. */
+        if (t->dev == 0 || dmo_blockdev_rdev(bd) != t->dev) {
+                dmo_blockdev_free(bd);
+                return -ENODEV;
+        }
+        *out = bd;
+        return 0;
+}
+
+static int dev_memory_bytes(struct dmo_snapshot *s, uint64_t *bytes)
+{
+        long pages = sysconf(_SC_PHYS_PAGES);
+        long ps = sysconf(_SC_PAGESIZE);
+        if (pages <= 0 || ps <= 0)
+                return -ENOSYS;
+        *bytes = (uint64_t)pages * (uint64_t)ps;
+        return 0;
 }
 
 static void copy_field(char dst[65], const char *src)
@@ -280,8 +337,9 @@ static const struct dmo_snapshot_ops dev_ops = {
     .atomic_restore = dev_atomic_restore,
     .free_image = dev_free_image,
     .platform_support = dev_platform_support,
-    .power_off = dev_power_off,
-    .s2ram = dev_s2ram,
+    .shutdown = dev_shutdown,
+    .open_target = dev_open_target,
+    .memory_bytes = dev_memory_bytes,
     .identity = dev_identity,
     .checkpoint = dev_checkpoint,
     .free = dev_free,
@@ -311,7 +369,6 @@ int dmo_snapshot_open_dev(const char *path, enum dmo_snapshot_mode mode, struct 
                 return -ENOMEM;
         d->base.ops = &dev_ops;
         d->base.mode = mode;
-        d->base.simulated = false;
         d->page_size = (size_t)sysconf(_SC_PAGESIZE);
         d->fd = dmo_steal_fd(fd);
         *out = &d->base;

@@ -105,7 +105,6 @@ static int hibernate_cycle(void *p, struct child_result *res)
             .threads = a->threads,
             .image_size = -1,
             .shutdown = DMO_SHUTDOWN_PLATFORM,
-            .max_image_pages = a->size / (uint64_t)sysconf(_SC_PAGESIZE),
             .progress = progress,
         };
         struct dmo_hibernate_result hr;

@@ -38,7 +38,9 @@ static void test_hibernate_preconditions_match_the_kernel(void)
 {
         struct dmo_snapshot *s = sim(64 * PS, 1, NULL, DMO_SNAPSHOT_HIBERNATE);
         REQUIRE(s);
-        CHECK(s->simulated);
+        uint64_t mem = 0;
+        CHECK_INT(s->ops->memory_bytes(s, &mem), ==, 0);
+        CHECK_INT(mem, ==, 64 * PS);
         uint8_t page[PS];
         int in_suspend = -1;
         uint64_t bytes;
@@ -63,8 +65,13 @@ static void test_hibernate_preconditions_match_the_kernel(void)
         CHECK(!dmo_sim_kernel_frozen(s));
         CHECK_INT(s->ops->read_image(s, page, PS), ==, -ENODATA);
 
-        CHECK_INT(s->ops->s2ram(s), ==, -EPERM);
-        CHECK_INT(s->ops->power_off(s), ==, 0);
+        /* Going down needs a frozen system, like the kernel's S2RAM. */
+        CHECK_INT(s->ops->shutdown(s, DMO_SHUTDOWN_SUSPEND), ==, -EPERM);
+        CHECK_INT(s->ops->shutdown(s, DMO_SHUTDOWN_POWEROFF), ==, -EPERM);
+        CHECK_INT(s->ops->freeze(s), ==, 0);
+        CHECK_INT(s->ops->shutdown(s, DMO_SHUTDOWN_SUSPEND), ==, DMO_SHUTDOWN_WOKE);
+        CHECK(!dmo_sim_kernel_powered_off(s));
+        CHECK_INT(s->ops->shutdown(s, DMO_SHUTDOWN_POWEROFF), ==, DMO_SHUTDOWN_DONE);
         CHECK(dmo_sim_kernel_powered_off(s));
         CHECK_INT(s->ops->freeze(s), ==, -ESHUTDOWN);
         dmo_snapshot_free(s);

@@ -33,6 +33,7 @@ enum {
         DMO_EXIT_MISMATCH = 4,
         DMO_EXIT_CANCELLED = 5,
         DMO_EXIT_FAILED = 6,
+        DMO_EXIT_KEPT = 7, /* resume: the image is still on disk; do not boot on */
 };
 
 /* What every engine command shares: where the image goes, which kernel. */

@@ -151,9 +151,6 @@ int dmo_cmd_hibernate(int argc, char **argv)
         dmo_display_start(&c, DMO_MODE_HIBERNATE, progress, &display);
         hc.progress = progress;
         hc.profile = dmo_cli_profiling();
-        hc.faults = c.fault_plan;
-        if (c.simulated) /* the simulated machine's memory size */
-                hc.max_image_pages = c.sim_size / (uint64_t)sysconf(_SC_PAGESIZE);
         hc.hooks.ctx = display;
         hc.hooks.devices_thawed = dmo_display_devices_thawed;
         hc.hooks.before_freeze = dmo_display_pause;
@@ -172,6 +169,13 @@ int dmo_cmd_hibernate(int argc, char **argv)
 
         switch (res.outcome) {
         case DMO_HIBERNATE_POWERED_OFF:
+                if (res.went_down_into_image)
+                        dmo_cli_error(_("the machine could not stay up: the image on %s could not "
+                                        "be removed (%s), and a running system must never keep "
+                                        "one; it went down into the image instead (%s), which "
+                                        "still matches the disks"),
+                                      hc.target.path, strerror(-res.sig_error),
+                                      dmo_shutdown_name(res.shutdown_used));
                 print_stats(&res, res.stats.page_size);
                 fprintf(stderr, _("dormouse: image written to %s; %s\n"), hc.target.path,
                         c.simulated ? _("the simulated machine is now powered off")

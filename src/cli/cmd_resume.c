@@ -24,7 +24,8 @@ static void usage(FILE *f)
               "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
               "  --sim-seed N --sim-fault SPEC --sim-kernel-release R\n\n"
               "Exit status: 0 restored, 1 no image, 2 usage, 3 image refused (swap usable "
-              "again),\n4 simulated kernel: restored content differed.\n"));
+              "again),\n4 simulated kernel: restored content differed, 7 the image could not be "
+              "removed:\nit is still on disk; stop the boot.\n"));
 }
 
 /* Says what happened; refusals and failures are also written into msg (for
@@ -93,9 +94,22 @@ static int report(const struct dmo_resume_config *rc, const struct dmo_resume_re
                          dev);
                 return DMO_EXIT_MISMATCH;
         case DMO_RESUME_FAILED:
-                snprintf(msg, len, _("%s: the kernel could not restore the image (%s while %s)"),
-                         dev, strerror(-res->error), dmo_cli_step_text(res->step));
+                if (res->step == DMO_STEP_RESTORE || res->step == DMO_STEP_FREEZE)
+                        snprintf(msg, len,
+                                 _("%s: the kernel could not restore the image (%s while %s)"), dev,
+                                 strerror(-res->error), dmo_cli_step_text(res->step));
+                else
+                        snprintf(msg, len, _("%s: dormouse could not load the image (%s while %s)"),
+                                 dev, strerror(-res->error), dmo_cli_step_text(res->step));
                 break;
+        case DMO_RESUME_KEPT:
+                snprintf(msg, len,
+                         _("%s: the image could not be removed from the swap area (%s); it is "
+                           "still there. Do not boot on: the file systems must stay as it "
+                           "expects them. Make the device writable and resume again, or run "
+                           "\"dormouse resume --noresume\" once it is writable to discard it"),
+                         dev, strerror(-res->error));
+                return DMO_EXIT_KEPT;
         }
         return DMO_EXIT_REFUSED;
 }
@@ -211,7 +225,6 @@ int dmo_cmd_resume(int argc, char **argv)
         ui.progress = progress;
         rc.progress = progress;
         rc.profile = dmo_cli_profiling();
-        rc.faults = c.fault_plan;
         rc.hooks.ctx = &ui;
         rc.hooks.image_found = show_splash;
         rc.hooks.devices_thawed = redraw_splash;

@@ -5,11 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/reboot.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/critical.h"
 #include "image/format.h"
 #include "image/reader.h"
 #include "image/sigdev.h"
@@ -110,6 +109,7 @@ struct hibernation {
         struct dmo_engine_profile *prof; /* the result's, when profiling */
         struct dmo_kernel_identity id;
         uint64_t start_ns;
+        struct dmo_critical critical; /* signature on disk, machine not down yet */
         bool frozen;
         bool image_ready;
         bool swap_allocated;
@@ -123,18 +123,26 @@ static int fail(struct dmo_hibernate_result *res, enum dmo_step step, int err)
         return err;
 }
 
-/* A joined thread can still be on its way out of the kernel, still marked
- * as exempt from the freezer; the thaw warns about such a task. Wait (at
- * most a fifth of a second) until this thread is the process's only one. */
-static void wait_for_threads_gone(void)
+/* Takes the signature off and reads the header back to be sure it is gone.
+ * Retried: a failed removal is what leaves a stale image on disk. */
+static int remove_signature(struct dmo_blockdev *dev, uint64_t header_page, uint32_t page_size)
 {
-        for (int i = 0; i < 200; i++) {
-                struct stat st;
-                /* A directory's link count is 2 plus its subdirectories. */
-                if (stat("/proc/self/task", &st) < 0 || st.st_nlink <= 3)
-                        return;
-                usleep(1000);
+        enum { ATTEMPTS = 5 };
+        int r = -EIO;
+        for (int i = 0; i < ATTEMPTS; i++) {
+                if (i)
+                        usleep(100000u << (i - 1)); /* 0.1, 0.2, 0.4, 0.8 s */
+                r = dmo_sig_clear(dev, header_page, page_size);
+                if (r < 0)
+                        continue;
+                struct dmo_sig sig;
+                r = dmo_sig_read(dev, header_page, page_size, &sig);
+                if (r == -ENOENT)
+                        return 0;
+                if (r == 0)
+                        r = -EIO; /* the write "succeeded", the signature is still there */
         }
+        return r;
 }
 
 /* The one way back to a running system before the signature is on disk. */
@@ -153,7 +161,6 @@ static void unwind(struct hibernation *h)
                 h->writer = NULL;
                 if (h->cfg->hooks.before_freeze)
                         h->cfg->hooks.before_freeze(h->cfg->hooks.ctx);
-                wait_for_threads_gone();
                 snap->ops->unfreeze(snap);
                 if (h->cfg->hooks.after_freeze)
                         h->cfg->hooks.after_freeze(h->cfg->hooks.ctx);
@@ -175,14 +182,14 @@ static int alloc_swap_slot(void *ctx, uint64_t *byte_offset)
 
 /* An upper bound for the image's page count, known before the snapshot:
  * the kernel cannot copy more memory than there is. */
-static uint64_t max_image_pages(const struct dmo_hibernate_config *cfg, uint32_t page_size)
+static int max_image_pages(struct dmo_snapshot *snap, uint32_t page_size, uint64_t *pages)
 {
-        if (cfg->max_image_pages)
-                return cfg->max_image_pages;
-        long phys = sysconf(_SC_PHYS_PAGES);
-        long ps = sysconf(_SC_PAGESIZE);
-        uint64_t bound = phys > 0 && ps > 0 ? (uint64_t)phys * (uint64_t)ps / page_size : 0;
-        return bound ? bound : 1;
+        uint64_t bytes = 0;
+        int r = snap->ops->memory_bytes(snap, &bytes);
+        if (r < 0)
+                return r;
+        *pages = bytes / page_size ? bytes / page_size : 1;
+        return 0;
 }
 
 static uint64_t realtime_ns(void)
@@ -200,7 +207,7 @@ static int prepare(struct hibernation *h)
         int r;
 
         dmo_progress_set_phase(cfg->progress, DMO_PHASE_PREPARE);
-        r = dmo_blockdev_open(cfg->target.path, true, cfg->faults, &h->dev);
+        r = snap->ops->open_target(snap, &cfg->target, &h->dev);
         if (r < 0)
                 return fail(h->res, DMO_STEP_OPEN_DEVICE, r);
         r = dmo_swap_header_read(h->dev, cfg->target.header_page, &swap);
@@ -246,9 +253,11 @@ static int start_writer(struct hibernation *h)
             .threads = cfg->threads,
             .chunk_pages = cfg->chunk_pages,
             .page_size = h->id.page_size,
-            .expected_pages = max_image_pages(cfg, h->id.page_size),
         };
-        int r = dmo_image_writer_new(&wp, h->dev, alloc_swap_slot, h, cfg->progress, &h->writer);
+        int r = max_image_pages(h->snap, h->id.page_size, &wp.expected_pages);
+        if (r < 0)
+                return fail(h->res, DMO_STEP_ALLOCATE, r);
+        r = dmo_image_writer_new(&wp, h->dev, alloc_swap_slot, h, cfg->progress, &h->writer);
         if (r < 0)
                 return fail(h->res, DMO_STEP_ALLOCATE, r);
         if (cfg->lock_memory && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
@@ -397,46 +406,69 @@ static int seal(struct hibernation *h, struct timer *t)
         if (dmo_progress_abort_requested(cfg->progress))
                 return -ECANCELED;
 
+        /* From here until the machine is down, dying would thaw the system
+         * with a valid image on disk. */
+        dmo_critical_enter(&h->critical);
         r = dmo_sig_write(h->dev, cfg->target.header_page, h->id.page_size, &ir.sig);
         if (r < 0) {
-                /* The signature may be half on disk: take it off again. */
-                dmo_sig_clear(h->dev, cfg->target.header_page, h->id.page_size);
-                return fail(h->res, DMO_STEP_SIGNATURE, r);
+                fail(h->res, DMO_STEP_SIGNATURE, r);
+                return 1; /* the signature may be half, or wholly, on disk */
         }
         dmo_snapshot_checkpoint(h->snap, DMO_CP_SIGNATURE_WRITTEN);
         h->res->stats.sync_s = timer_lap(t);
         return 0;
 }
 
-static int power_off(struct hibernation *h)
+static int shut_down(struct hibernation *h)
 {
-        struct dmo_snapshot *snap = h->snap;
-        int r;
+        const struct dmo_hibernate_config *cfg = h->cfg;
+        enum dmo_shutdown mode = cfg->shutdown;
 
-        dmo_progress_set_phase(h->cfg->progress, DMO_PHASE_POWEROFF);
-        switch (h->cfg->shutdown) {
-        case DMO_SHUTDOWN_SUSPEND:
-                r = snap->ops->s2ram(snap);
-                if (r == 0)
-                        return 1; /* woke up from RAM: the image is not needed */
-                break;
-        case DMO_SHUTDOWN_PLATFORM:
-                r = snap->ops->power_off(snap);
-                break;
-        case DMO_SHUTDOWN_POWEROFF:
-        case DMO_SHUTDOWN_REBOOT:
-        default:
-                if (snap->simulated) {
-                        r = snap->ops->power_off(snap);
-                        break;
+        dmo_progress_set_phase(cfg->progress, DMO_PHASE_POWEROFF);
+        if (cfg->hooks.choose_shutdown)
+                mode = cfg->hooks.choose_shutdown(cfg->hooks.ctx, mode);
+        h->res->shutdown_used = mode;
+        return h->snap->ops->shutdown(h->snap, mode);
+}
+
+/* The machine is still up although a signature went on disk: it woke from
+ * RAM (r == DMO_SHUTDOWN_WOKE), or the shutdown or the signature write
+ * failed (r < 0, the failure already in the result). The system must not
+ * thaw while a valid image is on disk, so the signature comes off first. If
+ * it will not, the machine stays frozen and goes down into the image, which
+ * still matches the disks: reboot, else power off, tried until one works
+ * or the signature finally comes off. Returns 0 when the machine is down
+ * (simulated) or the system may thaw; the result says which. */
+static int leave_sealed_image(struct hibernation *h, int r)
+{
+        const struct dmo_hibernate_config *cfg = h->cfg;
+        static const enum dmo_shutdown fallback[] = {DMO_SHUTDOWN_REBOOT, DMO_SHUTDOWN_POWEROFF};
+
+        for (;;) {
+                int cleared = remove_signature(h->dev, cfg->target.header_page, h->id.page_size);
+                if (cleared == 0) {
+                        dmo_critical_leave(&h->critical);
+                        if (r == DMO_SHUTDOWN_WOKE) {
+                                h->res->outcome = DMO_HIBERNATE_RESUMED;
+                                return 0;
+                        }
+                        if (h->res->outcome != DMO_HIBERNATE_FAILED)
+                                fail(h->res, DMO_STEP_POWER_OFF, r < 0 ? r : -EIO);
+                        return h->res->error;
                 }
-                reboot(h->cfg->shutdown == DMO_SHUTDOWN_REBOOT ? RB_AUTOBOOT : RB_POWER_OFF);
-                r = -errno;
-                break;
+                h->res->sig_error = cleared;
+                for (size_t i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++) {
+                        h->res->shutdown_used = fallback[i];
+                        if (h->snap->ops->shutdown(h->snap, fallback[i]) == DMO_SHUTDOWN_DONE) {
+                                h->res->outcome = DMO_HIBERNATE_POWERED_OFF;
+                                h->res->went_down_into_image = true;
+                                h->res->error = 0;
+                                h->res->step = DMO_STEP_NONE;
+                                return 0;
+                        }
+                }
+                sleep(1);
         }
-        if (snap->simulated && r == 0)
-                return 0;
-        return fail(h->res, DMO_STEP_POWER_OFF, r < 0 ? r : -EIO);
 }
 
 int dmo_engine_hibernate(struct dmo_snapshot *snap, const struct dmo_hibernate_config *cfg,
@@ -472,19 +504,18 @@ int dmo_engine_hibernate(struct dmo_snapshot *snap, const struct dmo_hibernate_c
                 r = seal(&h, &t);
         if (r < 0)
                 goto out;
-
-        r = power_off(&h);
         if (r == 0) {
-                res->outcome = DMO_HIBERNATE_POWERED_OFF;
-                goto out;
+                r = shut_down(&h);
+                if (r == DMO_SHUTDOWN_DONE) {
+                        res->outcome = DMO_HIBERNATE_POWERED_OFF;
+                        goto out;
+                }
+                if (r < 0)
+                        fail(res, DMO_STEP_POWER_OFF, r);
+        } else {
+                r = res->error; /* the signature write failed */
         }
-        /* Still running after the image was sealed (suspend-to-both woke up,
-         * or power off failed): the image must not be resumed later. */
-        dmo_sig_clear(h.dev, cfg->target.header_page, h.id.page_size);
-        if (r > 0) {
-                res->outcome = DMO_HIBERNATE_RESUMED;
-                r = 0;
-        }
+        r = leave_sealed_image(&h, r);
 out:
         if (r == -ECANCELED) {
                 res->outcome = DMO_HIBERNATE_ABORTED;
@@ -493,6 +524,7 @@ out:
         } else if (r < 0) {
                 dmo_progress_set_phase(cfg->progress, DMO_PHASE_FAILED);
         }
+        dmo_critical_leave(&h.critical);
         if (res->outcome != DMO_HIBERNATE_POWERED_OFF) {
                 unwind(&h);
                 if (h.dev && res->outcome != DMO_HIBERNATE_RESUMED) {
@@ -519,6 +551,7 @@ struct resumption {
         struct dmo_image_reader *reader;
         struct dmo_image_info info;
         struct dmo_kernel_identity id;
+        struct dmo_critical critical; /* signature off, restore not done yet */
         bool frozen;
 };
 
@@ -548,7 +581,7 @@ static int check_image(struct resumption *rs)
         if (r < 0)
                 return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_OPEN_DEVICE, r);
         rs->res->stats.page_size = rs->id.page_size;
-        r = dmo_blockdev_open(cfg->target.path, true, cfg->faults, &rs->dev);
+        r = snap->ops->open_target(snap, &cfg->target, &rs->dev);
         if (r < 0)
                 return refuse(rs, DMO_RESUME_NOT_SWAP, DMO_STEP_OPEN_DEVICE, r);
         r = dmo_image_probe(rs->dev, cfg->target.header_page, rs->id.page_size, &rs->info);
@@ -632,11 +665,20 @@ static int restore(struct resumption *rs)
         struct dmo_snapshot *snap = rs->snap;
         int r;
 
+        /* Every page is in the kernel: the reader's threads and its reads of
+         * the device end here, before the signature is written through the
+         * same device. */
+        dmo_image_reader_free(rs->reader);
+        rs->reader = NULL;
+
+        /* From here to the jump, dying would lose the image already taken
+         * off the disk. */
+        dmo_critical_enter(&rs->critical);
         /* Off before the jump: a crash in the restored system must not bring
          * this image back a second time. */
-        r = dmo_sig_clear(rs->dev, rs->cfg->target.header_page, rs->id.page_size);
+        r = remove_signature(rs->dev, rs->cfg->target.header_page, rs->id.page_size);
         if (r < 0)
-                return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_SIGNATURE, r);
+                return refuse(rs, DMO_RESUME_KEPT, DMO_STEP_SIGNATURE, r);
         rs->res->signature_cleared = true;
         dmo_snapshot_checkpoint(snap, DMO_CP_SIGNATURE_REMOVED);
 
@@ -654,12 +696,14 @@ static int restore(struct resumption *rs)
                 return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_FREEZE, r);
         rs->frozen = true;
         r = snap->ops->atomic_restore(snap);
-        if (r == -EILSEQ && snap->simulated)
+        if (r == DMO_RESTORE_MISMATCH)
                 return refuse(rs, DMO_RESUME_MISMATCH, DMO_STEP_RESTORE, r);
-        if (r < 0 || !snap->simulated)
+        if (r != DMO_RESTORED)
                 return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_RESTORE, r < 0 ? r : -EIO);
-        /* Simulated: this is where the restored system returns from
-         * create_image with in_suspend == 0 and lets go of the snapshot. */
+        /* Only a simulated kernel comes back from a successful restore: this
+         * is where the restored system returns from create_image with
+         * in_suspend == 0 and lets go of the snapshot. */
+        dmo_critical_leave(&rs->critical);
         snap->ops->free_image(snap);
         snap->ops->unfreeze(snap);
         rs->frozen = false;
@@ -685,22 +729,41 @@ int dmo_engine_resume(struct dmo_snapshot *snap, const struct dmo_resume_config 
         if (r == 0)
                 r = restore(&rs);
         if (r < 0) {
-                if (rs.frozen)
+                if (rs.frozen) {
+                        /* The kernel ignores UNFREEZE while a loaded image
+                         * is ready: let go of it first. */
+                        snap->ops->free_image(snap);
                         snap->ops->unfreeze(snap);
+                }
                 dmo_progress_set_phase(cfg->progress, res->outcome == DMO_RESUME_NO_IMAGE
                                                           ? DMO_PHASE_DONE
                                                           : DMO_PHASE_FAILED);
         } else {
                 dmo_progress_set_phase(cfg->progress, DMO_PHASE_DONE);
         }
-        /* Whatever was refused, the swap area goes back to plain swap. */
-        if (rs.dev && (res->outcome == DMO_RESUME_REFUSED || res->outcome == DMO_RESUME_DISCARDED ||
-                       res->outcome == DMO_RESUME_FAILED || res->outcome == DMO_RESUME_MISMATCH)) {
-                if (!res->signature_cleared)
-                        res->signature_cleared =
-                            dmo_sig_clear(rs.dev, cfg->target.header_page, rs.id.page_size) == 0;
-        }
+        dmo_critical_leave(&rs.critical);
+        /* The reader's read-ahead must be over before the device is written. */
         dmo_image_reader_free(rs.reader);
+        rs.reader = NULL;
+        /* Whatever was refused, the swap area goes back to plain swap; when
+         * it cannot, the image is still there and the result says so. */
+        if (rs.dev &&
+            (res->outcome == DMO_RESUME_REFUSED || res->outcome == DMO_RESUME_DISCARDED ||
+             res->outcome == DMO_RESUME_FAILED || res->outcome == DMO_RESUME_MISMATCH) &&
+            !res->signature_cleared) {
+                int c = remove_signature(rs.dev, cfg->target.header_page, rs.id.page_size);
+                res->signature_cleared = c == 0;
+                bool damaged =
+                    res->outcome == DMO_RESUME_REFUSED && res->step != DMO_STEP_KERNEL_MISMATCH;
+                if (c < 0 && !damaged) {
+                        /* A sound image stays on disk: never claim the
+                         * swap area is usable, never let the boot go on. */
+                        res->outcome = DMO_RESUME_KEPT;
+                        res->step = DMO_STEP_SIGNATURE;
+                        res->error = c;
+                        r = c;
+                }
+        }
         dmo_blockdev_free(rs.dev);
         if (cfg->lock_memory)
                 munlockall();

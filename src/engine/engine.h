@@ -17,8 +17,20 @@
  *   map and header. Abort (Esc) is honoured until the signature write begins.
  * - On every failure or abort before the signature: swap pages are freed,
  *   the image is freed, the system is thawed. The swap area stays valid.
+ * - After the signature is on disk nothing thaws the system while a valid
+ *   image is there: if the machine is still up after the shutdown (woke
+ *   from RAM, or the power off failed), the signature is taken off (retried,
+ *   and read back); if it cannot be, the machine stays frozen and goes down
+ *   into the image (reboot, then power off), which still matches the disks.
+ * - From the signature write to the shutdown, and on resume from removing
+ *   the signature to the jump, signals that would end the process are
+ *   ignored (engine/critical.h).
  * - Resume removes the signature before the atomic restore and restores the
- *   swap signature whenever it refuses an image.
+ *   swap signature whenever it refuses an image; when it cannot (a read-only
+ *   device), it says so (DMO_RESUME_KEPT) instead of claiming a plain swap
+ *   area.
+ * - The engine knows one snapshot interface: which kernel is behind it
+ *   (real or simulated) makes no difference here.
  */
 #ifndef DMO_ENGINE_H
 #define DMO_ENGINE_H
@@ -27,16 +39,8 @@
 #include <stdint.h>
 
 #include "codec/codec.h"
-#include "kernel/faults.h"
 #include "kernel/snapshot.h"
 #include "progress/progress.h"
-
-enum dmo_shutdown {
-        DMO_SHUTDOWN_PLATFORM, /* ACPI S4 through the kernel (SNAPSHOT_POWER_OFF) */
-        DMO_SHUTDOWN_POWEROFF, /* plain power off */
-        DMO_SHUTDOWN_REBOOT,   /* reboot (e.g. to test resume, or dual boot) */
-        DMO_SHUTDOWN_SUSPEND,  /* suspend to RAM, image kept as a fallback (suspend-to-both) */
-};
 
 /* Where a failure happened; the CLI turns it into a sentence. */
 enum dmo_step {
@@ -93,6 +97,10 @@ struct dmo_engine_hooks {
          * moment to leave a final frame on screen: the restored kernel may
          * show whatever this boot's splash left in video memory. */
         void (*before_restore)(void *ctx);
+        /* Hibernate: the image is sealed and the machine goes down next. The
+         * last chance to change how (the person asked for a reboot instead
+         * of a power off); returns the mode to use. */
+        enum dmo_shutdown (*choose_shutdown)(void *ctx, enum dmo_shutdown planned);
 };
 
 struct dmo_hibernate_config {
@@ -106,18 +114,13 @@ struct dmo_hibernate_config {
         bool lock_memory;       /* mlockall before freezing (real kernel) */
         unsigned step_delay_ms; /* debug: pause this long at every 1% of the data phase */
         bool profile;           /* fill stats.profile */
-        /* The most pages the image can have, known before the snapshot (the
-         * machine's memory); 0: this machine's RAM. */
-        uint64_t max_image_pages;
-        /* Faults to inject into the resume device (simulated kernel tests). */
-        const struct dmo_fault_plan *faults;
         struct dmo_progress *progress;
         struct dmo_engine_hooks hooks;
 };
 
 enum dmo_hibernate_outcome {
         DMO_HIBERNATE_FAILED,      /* see result.error and result.step */
-        DMO_HIBERNATE_POWERED_OFF, /* image complete; simulated kernel "powered off" */
+        DMO_HIBERNATE_POWERED_OFF, /* image complete, machine down (a real one never returns) */
         DMO_HIBERNATE_RESUMED,     /* we came back after a successful resume */
         DMO_HIBERNATE_ABORTED,     /* the person cancelled; system thawed, swap clean */
 };
@@ -151,6 +154,13 @@ struct dmo_hibernate_result {
         int error;              /* negative errno when FAILED */
         enum dmo_step step;     /* where it failed */
         bool signature_cleared; /* after a failure: swap area verified plain */
+        /* POWERED_OFF although the machine was to stay up (woke from RAM, or
+         * the power off failed), because the image's signature could not be
+         * removed: the machine went down this way into the image instead;
+         * sig_error says why the removal failed. */
+        bool went_down_into_image;
+        enum dmo_shutdown shutdown_used; /* how the machine went down */
+        int sig_error;
         struct dmo_engine_stats stats;
 };
 
@@ -163,8 +173,7 @@ struct dmo_resume_config {
         bool noresume; /* discard the image instead of restoring it */
         bool lock_memory;
         unsigned step_delay_ms;
-        bool profile;                        /* fill stats.profile */
-        const struct dmo_fault_plan *faults; /* see dmo_hibernate_config */
+        bool profile; /* fill stats.profile */
         struct dmo_progress *progress;
         struct dmo_engine_hooks hooks;
 };
@@ -178,6 +187,10 @@ enum dmo_resume_outcome {
         DMO_RESUME_FOREIGN,   /* another tool's hibernation signature: left alone */
         DMO_RESUME_MISMATCH,  /* simulated kernel: restored content differed (a bug) */
         DMO_RESUME_FAILED,    /* the kernel refused the restore after loading */
+        /* The image could not be taken off the swap area (a read-only device,
+         * write errors): it is still there, whole. Booting on would mount the
+         * file systems it expects unchanged; stop the boot instead. */
+        DMO_RESUME_KEPT,
 };
 
 struct dmo_resume_result {

@@ -1,7 +1,17 @@
 # engine: the hibernate and resume sequences.
 noinst_LIBRARIES += src/engine/libdmo-engine.a
-src_engine_libdmo_engine_a_SOURCES = src/engine/engine.c src/engine/engine.h
+src_engine_libdmo_engine_a_SOURCES = src/engine/engine.c src/engine/engine.h \
+	src/engine/critical.c src/engine/critical.h
 
 noinst_PROGRAMS += tests/bench-hibernate
 tests_bench_hibernate_SOURCES = tests/bench-hibernate.c
 tests_bench_hibernate_LDADD = $(DMO_LIBS_ALL) $(DMO_LIBS)
+
+# The engine in-process behind a recording snapshot (order of kernel calls,
+# every failure and abort path, the rules after the signature).
+check_PROGRAMS += tests/engine-sequence.test
+TESTS += tests/engine-sequence.test
+tests_engine_sequence_test_SOURCES = tests/engine-sequence.c tests/image-testutil.h
+tests_engine_sequence_test_LDADD = tests/libdmotest.a src/engine/libdmo-engine.a \
+	src/image/libdmo-image.a src/codec/libdmo-codec.a src/crypto/libdmo-crypto.a \
+	src/progress/libdmo-progress.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
