@@ -86,22 +86,9 @@ static enum dmo_swap_magic magic_at(const uint8_t *p)
         return DMO_SWAP_MAGIC_NONE;
 }
 
-int dmo_swap_header_parse(const uint8_t *buf, size_t len, struct dmo_swap_info *out)
+/* The info fields of a header whose magic was found at page size ps. */
+static int parse_fields(const uint8_t *buf, struct dmo_swap_info *out)
 {
-        if (!buf || !out || len < DMO_SWAP_PAGE_MIN)
-                return -EINVAL;
-        memset(out, 0, sizeof(*out));
-
-        for (size_t ps = DMO_SWAP_PAGE_MIN; ps <= DMO_SWAP_PAGE_MAX && ps <= len; ps *= 2) {
-                enum dmo_swap_magic m = magic_at(buf + ps - DMO_SWAP_MAGIC_LEN);
-                if (m == DMO_SWAP_MAGIC_NONE)
-                        continue;
-                out->magic = m;
-                out->page_size = (uint32_t)ps;
-                break;
-        }
-        if (out->magic == DMO_SWAP_MAGIC_NONE)
-                return 0;
         if (out->magic == DMO_SWAP_MAGIC_SWAP_SPACE)
                 return -EPROTONOSUPPORT;
 
@@ -121,6 +108,51 @@ int dmo_swap_header_parse(const uint8_t *buf, size_t len, struct dmo_swap_info *
         if (out->version != 1 || out->last_page == 0 || out->nr_badpages > max_bad)
                 return -EUCLEAN;
         return 0;
+}
+
+int dmo_swap_header_parse(const uint8_t *buf, size_t len, struct dmo_swap_info *out)
+{
+        if (!buf || !out || len < DMO_SWAP_PAGE_MIN)
+                return -EINVAL;
+        memset(out, 0, sizeof(*out));
+
+        for (size_t ps = DMO_SWAP_PAGE_MIN; ps <= DMO_SWAP_PAGE_MAX && ps <= len; ps *= 2) {
+                enum dmo_swap_magic m = magic_at(buf + ps - DMO_SWAP_MAGIC_LEN);
+                if (m == DMO_SWAP_MAGIC_NONE)
+                        continue;
+                out->magic = m;
+                out->page_size = (uint32_t)ps;
+                break;
+        }
+        if (out->magic == DMO_SWAP_MAGIC_NONE)
+                return 0;
+        return parse_fields(buf, out);
+}
+
+int dmo_swap_header_parse_page(const uint8_t *page, size_t page_size, struct dmo_swap_info *out)
+{
+        size_t off = dmo_swap_magic_offset(page_size);
+        if (!page || !out || off == 0)
+                return -EINVAL;
+        memset(out, 0, sizeof(*out));
+        out->magic = magic_at(page + off);
+        if (out->magic == DMO_SWAP_MAGIC_NONE)
+                return 0;
+        out->page_size = (uint32_t)page_size;
+        return parse_fields(page, out);
+}
+
+size_t dmo_swap_badpages_end(const struct dmo_swap_info *info)
+{
+        return SWAP_OFF_BADPAGES + (size_t)info->nr_badpages * 4;
+}
+
+const char *dmo_swap_magic_bytes(enum dmo_swap_magic m)
+{
+        for (size_t i = 0; i < DMO_ARRAY_SIZE(magics); i++)
+                if (magics[i].kind == m)
+                        return magics[i].bytes;
+        return NULL;
 }
 
 int dmo_swap_header_read_at(struct dmo_blockdev *d, uint64_t byte_offset, struct dmo_swap_info *out)

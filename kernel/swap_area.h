@@ -4,6 +4,8 @@
  * and the list of active areas in /proc/swaps.
  *
  * Contract:
+ * - The one owner of mkswap's layout: src/image asks here where the magic,
+ *   the fields and the bad-page list are, and never parses them itself.
  * - Reads only. The one write helper, dmo_swap_set_magic(), edits a page in
  *   memory; the bytes of dormouse's own signature block (the rest of the
  *   header page's tail) belong to src/image, not here.
@@ -55,6 +57,19 @@ struct dmo_swap_info {
  * -EUCLEAN: the magic is there but the fields are impossible
  * (version, last_page 0, too many bad pages). */
 int dmo_swap_header_parse(const uint8_t *buf, size_t len, struct dmo_swap_info *out);
+
+/* The same for a header page of exactly page_size bytes (a power of two in
+ * [DMO_SWAP_PAGE_MIN, MAX], else -EINVAL): only the magic at page_size - 10
+ * counts, as for an area of a known page size. */
+int dmo_swap_header_parse_page(const uint8_t *page, size_t page_size, struct dmo_swap_info *out);
+
+/* Byte offset in the header page where mkswap's bad-page list ends: a
+ * signature stored in the page's tail must start at or after it. */
+size_t dmo_swap_badpages_end(const struct dmo_swap_info *info);
+
+/* The DMO_SWAP_MAGIC_LEN bytes of a magic (not NUL-terminated where the
+ * magic fills all ten); NULL for DMO_SWAP_MAGIC_NONE. */
+const char *dmo_swap_magic_bytes(enum dmo_swap_magic m);
 
 /* Reads and parses the header at header_page (in units of the running
  * system's page size, like resume_offset=). */

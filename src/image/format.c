@@ -9,25 +9,13 @@
 #include <xxhash.h>
 
 #include "image/format.h"
+#include "kernel/swap_area.h"
 #include "util/le.h"
 
-static const char swap_magic_v1[DMO_SWAP_MAGIC_LEN] = "SWAPSPACE2";
-/* suspend-utils' signature: util-linux swapon rewrites it to a swap
- * signature, the kernel's own resume ignores it. */
-static const char swap_magic_ul[DMO_SWAP_MAGIC_LEN] = "ULSUSPEND";
 static const char sig_magic[8] = {'D', 'O', 'R', 'M', 'O', 'U', 'S', 'E'};
 static const char header_magic[8] = {'D', 'M', 'O', 'I', 'M', 'A', 'G', 'E'};
 static const char map_magic[8] = {'D', 'M', 'O', 'E', 'X', 'T', 'N', 'T'};
 static const char chunk_magic[4] = {'D', 'M', 'O', 'C'};
-
-/* Swap header v1 fields (util-linux/kernel union swap_header), written in
- * the host's byte order by mkswap. */
-enum {
-        SWAP_VERSION = 1024,
-        SWAP_LAST_PAGE = 1028,
-        SWAP_NR_BADPAGES = 1032,
-        SWAP_BADPAGES = 1536,
-};
 
 /* Signature block, at page_size - DMO_SIG_BLOCK_FROM_END. */
 enum {
@@ -157,24 +145,17 @@ static uint64_t hash_skipping(const uint8_t *buf, size_t len, size_t skip)
 
 /* ---- signature block ---- */
 
-static uint32_t swap_u32(const uint8_t *page, size_t off, bool swapped)
+/* What mkswap's header says (kernel/swap_area owns that layout): a usable
+ * v1 swap area, or one that carries a userland hibernation signature
+ * ("ULSUSPEND", suspend-utils' and ours: util-linux swapon rewrites it to a
+ * swap signature, the kernel's own resume ignores it). */
+static enum dmo_swap_magic swap_kind(const uint8_t *page, uint32_t page_size,
+                                     struct dmo_swap_info *info)
 {
-        uint32_t v = dmo_get_le32(page + off);
-        return swapped ? __builtin_bswap32(v) : v;
-}
-
-/* A v1 swap header as mkswap writes it: version 1 in either byte order and
- * a non-zero last page. *swapped tells the byte order for the other fields. */
-static bool swap_header_ok(const uint8_t *page, bool *swapped)
-{
-        uint32_t v = dmo_get_le32(page + SWAP_VERSION);
-        if (v == 1)
-                *swapped = false;
-        else if (__builtin_bswap32(v) == 1)
-                *swapped = true;
-        else
-                return false;
-        return swap_u32(page, SWAP_LAST_PAGE, *swapped) != 0;
+        int r = dmo_swap_header_parse_page(page, page_size, info);
+        if (r < 0)
+                return DMO_SWAP_MAGIC_NONE;
+        return info->magic;
 }
 
 static uint8_t *sig_block(uint8_t *page, uint32_t page_size)
@@ -185,11 +166,6 @@ static uint8_t *sig_block(uint8_t *page, uint32_t page_size)
 static const uint8_t *sig_block_c(const uint8_t *page, uint32_t page_size)
 {
         return page + page_size - DMO_SIG_BLOCK_FROM_END;
-}
-
-static bool magic_is(const uint8_t *page, uint32_t page_size, const char magic[DMO_SWAP_MAGIC_LEN])
-{
-        return memcmp(page + page_size - DMO_SWAP_MAGIC_LEN, magic, DMO_SWAP_MAGIC_LEN) == 0;
 }
 
 static int sig_check_fields(const struct dmo_sig *s, uint32_t page_size)
@@ -208,10 +184,11 @@ int dmo_sig_parse(const uint8_t *page, uint32_t page_size, struct dmo_sig *out)
         if (dmo_image_check_page_size(page_size) < 0)
                 return -EINVAL;
 
-        bool swapped;
-        if (magic_is(page, page_size, swap_magic_v1))
-                return swap_header_ok(page, &swapped) ? -ENOENT : -ENODEV;
-        if (!magic_is(page, page_size, swap_magic_ul))
+        struct dmo_swap_info info;
+        enum dmo_swap_magic kind = swap_kind(page, page_size, &info);
+        if (kind == DMO_SWAP_MAGIC_SWAPSPACE2)
+                return -ENOENT;
+        if (kind != DMO_SWAP_MAGIC_ULSUSPEND)
                 return -ENODEV;
 
         const uint8_t *b = sig_block_c(page, page_size);
@@ -236,7 +213,8 @@ int dmo_sig_parse(const uint8_t *page, uint32_t page_size, struct dmo_sig *out)
                 return -EPROTONOSUPPORT;
         if (sig_check_fields(&s, page_size) < 0)
                 return -EBADMSG;
-        if (memcmp(s.orig_magic, swap_magic_v1, DMO_SWAP_MAGIC_LEN) != 0)
+        if (memcmp(s.orig_magic, dmo_swap_magic_bytes(DMO_SWAP_MAGIC_SWAPSPACE2),
+                   DMO_SWAP_MAGIC_LEN) != 0)
                 return -EBADMSG;
         *out = s;
         return 0;
@@ -247,23 +225,19 @@ int dmo_sig_install(uint8_t *page, uint32_t page_size, const struct dmo_sig *sig
         if (dmo_image_check_page_size(page_size) < 0 || sig_check_fields(sig, page_size) < 0)
                 return -EINVAL;
 
-        uint8_t orig[DMO_SWAP_MAGIC_LEN];
-        bool swapped;
-        if (magic_is(page, page_size, swap_magic_v1)) {
-                if (!swap_header_ok(page, &swapped))
-                        return -ENODEV;
-                /* The kernel reads nr_badpages entries from offset 1536: they
-                 * must end before our block or we would corrupt that list. */
-                uint64_t nbad = swap_u32(page, SWAP_NR_BADPAGES, swapped);
-                if (SWAP_BADPAGES + nbad * 4 > page_size - DMO_SIG_BLOCK_FROM_END)
+        const char *orig = dmo_swap_magic_bytes(DMO_SWAP_MAGIC_SWAPSPACE2);
+        struct dmo_swap_info info;
+        enum dmo_swap_magic kind = swap_kind(page, page_size, &info);
+        if (kind == DMO_SWAP_MAGIC_SWAPSPACE2) {
+                /* The kernel reads mkswap's bad-page list: it must end
+                 * before our block or we would corrupt it. */
+                if (dmo_swap_badpages_end(&info) > page_size - DMO_SIG_BLOCK_FROM_END)
                         return -ENOSPC;
-                memcpy(orig, swap_magic_v1, sizeof(orig));
-        } else if (magic_is(page, page_size, swap_magic_ul) &&
-                   memcmp(sig_block(page, page_size), sig_magic, sizeof(sig_magic)) == 0) {
-                /* Ours already (a retried hibernation): keep the magic that was
-                 * there before the first install, never save "ULSUSPEND". */
-                memcpy(orig, swap_magic_v1, sizeof(orig));
-        } else {
+        } else if (kind != DMO_SWAP_MAGIC_ULSUSPEND ||
+                   memcmp(sig_block(page, page_size), sig_magic, sizeof(sig_magic)) != 0) {
+                /* Not swap, or another tool's image. Ours already (a retried
+                 * hibernation) goes on: the magic saved is the one there
+                 * before the first install, never "ULSUSPEND". */
                 return -ENODEV;
         }
 
@@ -276,9 +250,9 @@ int dmo_sig_install(uint8_t *page, uint32_t page_size, const struct dmo_sig *sig
         dmo_put_le64(b + S_HEADER_OFFSET, sig->header_offset);
         dmo_put_le32(b + S_HEADER_LEN, sig->header_len);
         dmo_put_le64(b + S_HEADER_HASH, sig->header_hash);
-        memcpy(b + S_ORIG_MAGIC, orig, sizeof(orig));
+        memcpy(b + S_ORIG_MAGIC, orig, DMO_SWAP_MAGIC_LEN);
         dmo_put_le64(b + S_CSUM, XXH3_64bits(b, S_CSUM));
-        memcpy(page + page_size - DMO_SWAP_MAGIC_LEN, swap_magic_ul, DMO_SWAP_MAGIC_LEN);
+        dmo_swap_set_magic(page, page_size, dmo_swap_magic_bytes(DMO_SWAP_MAGIC_ULSUSPEND));
         return 0;
 }
 
@@ -293,11 +267,10 @@ int dmo_sig_remove(uint8_t *page, uint32_t page_size, int *changed)
 
         uint8_t *b = sig_block(page, page_size);
         bool ours = memcmp(b, sig_magic, sizeof(sig_magic)) == 0;
-        bool swapped;
+        struct dmo_swap_info info;
+        enum dmo_swap_magic kind = swap_kind(page, page_size, &info);
 
-        if (magic_is(page, page_size, swap_magic_v1)) {
-                if (!swap_header_ok(page, &swapped))
-                        return -ENODEV;
+        if (kind == DMO_SWAP_MAGIC_SWAPSPACE2) {
                 if (ours) {
                         /* A stale block under a restored magic (swapon rewrote
                          * it): tidy it so nobody mistakes it for live data. */
@@ -306,17 +279,17 @@ int dmo_sig_remove(uint8_t *page, uint32_t page_size, int *changed)
                 }
                 return 0;
         }
-        if (!magic_is(page, page_size, swap_magic_ul) || !ours)
+        if (kind != DMO_SWAP_MAGIC_ULSUSPEND || !ours)
                 return -ENODEV;
 
         /* Restore what was saved when the block is intact; a damaged block
          * still comes off, because SWAPSPACE2 is the only magic we install
          * over and a usable swap area matters more than the image. */
         struct dmo_sig s;
-        const char *orig = swap_magic_v1;
+        const char *orig = dmo_swap_magic_bytes(DMO_SWAP_MAGIC_SWAPSPACE2);
         if (dmo_sig_parse(page, page_size, &s) == 0)
                 orig = s.orig_magic;
-        memcpy(page + page_size - DMO_SWAP_MAGIC_LEN, orig, DMO_SWAP_MAGIC_LEN);
+        dmo_swap_set_magic(page, page_size, orig);
         memset(b, 0, DMO_SIG_BLOCK_SIZE);
         *changed = 1;
         return 0;

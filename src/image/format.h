@@ -29,6 +29,7 @@
 
 #include "codec/codec.h"
 #include "kernel/snapshot.h"
+#include "kernel/swap_area.h" /* DMO_SWAP_MAGIC_LEN: mkswap's layout is owned there */
 
 /* Format version. A reader accepts any minor of its major and refuses a
  * newer major with -EPROTONOSUPPORT. */
@@ -70,7 +71,6 @@ int dmo_image_check_page_size(uint32_t page_size);
 
 /* ---- signature block ---- */
 
-#define DMO_SWAP_MAGIC_LEN 10
 #define DMO_SIG_BLOCK_SIZE 64u
 /* The block starts this many bytes before the end of the swap header page:
  * clear of mkswap's fields and of the kernel's swsusp_header tail. */
