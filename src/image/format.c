@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define XXH_STATIC_LINKING_ONLY
-#include <xxhash.h>
-
 #include "image/format.h"
 #include "kernel/swap_area.h"
 #include "util/le.h"
@@ -569,6 +566,26 @@ static bool range_ok(const struct dmo_extent *e, uint64_t ps, uint64_t device_si
         return e->offset <= device_size - e->pages * ps;
 }
 
+uint64_t dmo_image_header_hash(const uint8_t *page, uint32_t page_size)
+{
+        return XXH3_64bits(page, page_size);
+}
+
+void dmo_map_hash_begin(struct dmo_map_hasher *h)
+{
+        XXH3_64bits_reset(&h->state);
+}
+
+void dmo_map_hash_page(struct dmo_map_hasher *h, const uint8_t *page, uint32_t page_size)
+{
+        XXH3_64bits_update(&h->state, page, page_size);
+}
+
+uint64_t dmo_map_hash_end(const struct dmo_map_hasher *h)
+{
+        return XXH3_64bits_digest(&h->state);
+}
+
 int dmo_extent_map_load(const struct dmo_image_header *h, const struct dmo_map_bounds *b,
                         dmo_image_read_fn rd, void *rd_ctx, uint8_t *page_buf,
                         struct dmo_extent *ext, struct dmo_extent *scratch)
@@ -581,8 +598,8 @@ int dmo_extent_map_load(const struct dmo_image_header *h, const struct dmo_map_b
         if (!range_ok(&swap_hdr, ps, b->device_size) || !range_ok(&img_hdr, ps, b->device_size))
                 return -EBADMSG;
 
-        XXH3_state_t st;
-        XXH3_64bits_reset(&st);
+        struct dmo_map_hasher mh;
+        dmo_map_hash_begin(&mh);
         uint64_t n = 0, off = h->map_offset;
         size_t m = 0;
         for (uint32_t i = 0; i < h->map_pages; i++) {
@@ -592,7 +609,7 @@ int dmo_extent_map_load(const struct dmo_image_header *h, const struct dmo_map_b
                 int r = rd(rd_ctx, page_buf, ps, off);
                 if (r < 0)
                         return r;
-                XXH3_64bits_update(&st, page_buf, ps);
+                dmo_map_hash_page(&mh, page_buf, (uint32_t)ps);
 
                 uint32_t count;
                 uint64_t next;
@@ -609,7 +626,7 @@ int dmo_extent_map_load(const struct dmo_image_header *h, const struct dmo_map_b
                         return -EBADMSG;
                 off = next;
         }
-        if (n != h->extent_count || XXH3_64bits_digest(&st) != h->map_hash)
+        if (n != h->extent_count || dmo_map_hash_end(&mh) != h->map_hash)
                 return -EBADMSG;
 
         uint64_t total = 0;

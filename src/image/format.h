@@ -27,6 +27,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
 #include "codec/codec.h"
 #include "kernel/snapshot.h"
 #include "kernel/swap_area.h" /* DMO_SWAP_MAGIC_LEN: mkswap's layout is owned there */
@@ -205,6 +208,17 @@ uint64_t dmo_map_pages_for(uint64_t extents, uint32_t page_size);
 
 /* One map page: entries[0..count), its chain index and the next page's
  * byte offset (0 on the last page). */
+/* The checksum rules, in one place: the signature's header_hash is
+ * xxh3-64 of the whole image header page as written; the header's map_hash
+ * is xxh3-64 over all map pages, in chain order. */
+uint64_t dmo_image_header_hash(const uint8_t *page, uint32_t page_size);
+struct dmo_map_hasher {
+        XXH3_state_t state;
+};
+void dmo_map_hash_begin(struct dmo_map_hasher *h);
+void dmo_map_hash_page(struct dmo_map_hasher *h, const uint8_t *page, uint32_t page_size);
+uint64_t dmo_map_hash_end(const struct dmo_map_hasher *h);
+
 int dmo_map_page_encode(uint8_t *page, uint32_t page_size, uint32_t index, uint64_t next,
                         const struct dmo_extent *entries, uint32_t count);
 /* -EBADMSG on a bad magic, checksum, index, or a count of 0, above the

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xxhash.h>
-
 #include "image/reader.h"
 #include "kernel/blockdev.h"
 #include "progress/progress.h"
@@ -126,7 +124,7 @@ int dmo_image_probe(struct dmo_blockdev *dev, uint64_t header_page, uint32_t pag
                 return probe_fail(info, f, r);
         /* The signature names the exact header it was written for: a stale
          * or torn header cannot pass for the current one. */
-        if (XXH3_64bits(page, ps) != info->sig.header_hash)
+        if (dmo_image_header_hash(page, ps) != info->sig.header_hash)
                 return probe_fail(info, DMO_FAULT_HEADER_CHECKSUM, -EBADMSG);
         info->has_header = true;
 

@@ -7,9 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#define XXH_STATIC_LINKING_ONLY
-#include <xxhash.h>
-
 #include "image/writer.h"
 #include "kernel/blockdev.h"
 #include "progress/progress.h"
@@ -473,8 +470,8 @@ static int write_map(struct dmo_image_writer *w, uint64_t *map_hash)
                         return r;
         }
 
-        XXH3_state_t st;
-        XXH3_64bits_reset(&st);
+        struct dmo_map_hasher mh;
+        dmo_map_hash_begin(&mh);
         for (uint64_t i = 0; i < npages; i++) {
                 const uint64_t first = i * per;
                 const uint64_t left = w->n_ext - first;
@@ -485,9 +482,9 @@ static int write_map(struct dmo_image_writer *w, uint64_t *map_hash)
                         r = dev_write(w, w->page, ps, w->map_slots[i]);
                 if (r < 0)
                         return r;
-                XXH3_64bits_update(&st, w->page, ps);
+                dmo_map_hash_page(&mh, w->page, ps);
         }
-        *map_hash = XXH3_64bits_digest(&st);
+        *map_hash = dmo_map_hash_end(&mh);
         return 0;
 }
 
@@ -569,7 +566,7 @@ static int finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
                     .page_size = ps,
                     .header_offset = header_offset,
                     .header_len = ps,
-                    .header_hash = XXH3_64bits(w->page, ps),
+                    .header_hash = dmo_image_header_hash(w->page, ps),
                 },
             .header_offset = header_offset,
             .image_pages = w->pages,
