@@ -7,7 +7,8 @@ kernel_libdmo_kernel_a_SOURCES = kernel/snapshot.h \
 	kernel/swap_area.c kernel/swap_area.h \
 	kernel/sim_pages.c kernel/sim_pages.h \
 	kernel/sim_kernel.c kernel/sim_kernel.h \
-	kernel/cmdline.c kernel/cmdline.h
+	kernel/cmdline.c kernel/cmdline.h \
+	kernel/boot_stage.c kernel/boot_stage.h
 
 DMO_KERNEL_TEST_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
 

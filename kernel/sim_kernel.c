@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "kernel/blockdev.h"
+#include "kernel/boot_stage.h"
 #include "kernel/faults.h"
 #include "kernel/sim_pages.h"
 #include "kernel/swap_area.h"
@@ -446,6 +447,14 @@ static int sim_open_target(struct dmo_snapshot *s, const struct dmo_swap_target 
         return dmo_blockdev_open(t->path, true, to_sim(s)->p.faults, out);
 }
 
+static int sim_check_boot_stage(struct dmo_snapshot *s, const struct dmo_swap_target *t,
+                                enum dmo_live_reason *reason)
+{
+        const char *proc = to_sim(s)->p.proc_dir;
+        *reason = DMO_LIVE_NONE;
+        return proc ? dmo_boot_stage_check(proc, t, reason) : 0;
+}
+
 static int sim_memory_bytes(struct dmo_snapshot *s, uint64_t *bytes)
 {
         *bytes = to_sim(s)->p.size_bytes;
@@ -490,6 +499,7 @@ static const struct dmo_snapshot_ops sim_ops = {
     .shutdown = sim_shutdown,
     .open_target = sim_open_target,
     .memory_bytes = sim_memory_bytes,
+    .check_boot_stage = sim_check_boot_stage,
     .identity = sim_identity,
     .checkpoint = sim_checkpoint,
     .free = sim_free,

@@ -33,7 +33,7 @@
  * with -ESHUTDOWN; in suspend mode it lets go of the image and returns
  * DMO_SHUTDOWN_WOKE; with shutdown-fails in the plan its first call returns
  * -EIO and the machine stays frozen. open_target opens the file with the plan's faults;
- * memory_bytes is size_bytes.
+ * memory_bytes is size_bytes; check_boot_stage reads p.proc_dir if given.
  *
  * Contract: all memory is allocated in dmo_sim_kernel_new() (and the block
  * device in open_target); only set_swap_area and open_target do file I/O
@@ -56,6 +56,10 @@ struct dmo_sim_params {
         const struct dmo_fault_plan *faults; /* borrowed; may be NULL */
         const char *release_override;        /* pretend to be another kernel; NULL: uname */
         uint32_t page_size;                  /* 0: the system's */
+        /* Resume: the directory standing for /proc when it decides whether
+         * this is an early boot (kernel/boot_stage.h); NULL: it always is.
+         * Borrowed; must outlive the sim. */
+        const char *proc_dir;
 };
 
 int dmo_sim_kernel_new(const struct dmo_sim_params *p, enum dmo_snapshot_mode mode,

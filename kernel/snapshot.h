@@ -89,6 +89,13 @@ enum {
         DMO_RESTORE_MISMATCH = -EILSEQ,
 };
 
+/* Why a resume must not run here (kernel/boot_stage.h). */
+enum dmo_live_reason {
+        DMO_LIVE_NONE,        /* an early boot: resume may run */
+        DMO_LIVE_SWAP_ACTIVE, /* the resume device is in use as swap (/proc/swaps) */
+        DMO_LIVE_ROOT_RW,     /* the root file system is a disk file system mounted read-write */
+};
+
 struct dmo_snapshot;
 struct dmo_blockdev;
 
@@ -137,6 +144,12 @@ struct dmo_snapshot_ops {
          * never written; the simulated kernel applies its fault plan. */
         int (*open_target)(struct dmo_snapshot *s, const struct dmo_swap_target *t,
                            struct dmo_blockdev **out);
+        /* Resume: 0 when this is an early boot where a restore may run;
+         * -EBUSY with *reason on a running system (the real kernel reads
+         * /proc; the simulated one reads the directory it was given, or
+         * says yes), another negative errno when it cannot tell. */
+        int (*check_boot_stage)(struct dmo_snapshot *s, const struct dmo_swap_target *t,
+                                enum dmo_live_reason *reason);
         /* The most bytes an image can have, known before the snapshot: the
          * machine's memory. */
         int (*memory_bytes)(struct dmo_snapshot *s, uint64_t *bytes);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kernel/blockdev.h"
+#include "kernel/boot_stage.h"
 #include "util/cleanup.h"
 
 _Static_assert(sizeof(struct resume_swap_area) == 12, "resume_swap_area is packed, 12 bytes");
@@ -279,6 +280,12 @@ static int dev_open_target(struct dmo_snapshot *s, const struct dmo_swap_target 
         return 0;
 }
 
+static int dev_check_boot_stage(struct dmo_snapshot *s, const struct dmo_swap_target *t,
+                                enum dmo_live_reason *reason)
+{
+        return dmo_boot_stage_check("/proc", t, reason);
+}
+
 static int dev_memory_bytes(struct dmo_snapshot *s, uint64_t *bytes)
 {
         long pages = sysconf(_SC_PHYS_PAGES);
@@ -340,6 +347,7 @@ static const struct dmo_snapshot_ops dev_ops = {
     .shutdown = dev_shutdown,
     .open_target = dev_open_target,
     .memory_bytes = dev_memory_bytes,
+    .check_boot_stage = dev_check_boot_stage,
     .identity = dev_identity,
     .checkpoint = dev_checkpoint,
     .free = dev_free,

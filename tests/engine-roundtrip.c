@@ -323,6 +323,68 @@ static void image_of_another_machine_is_refused_by_the_kernel(void)
         CHECK(strcmp(blkid_type(swap), "swap") == 0);
 }
 
+/* A read-only resume device: the image cannot come off, so it must not be
+ * restored, and the boot must stop (exit 7), with the image left whole. */
+static void read_only_device_keeps_the_image_and_stops_the_boot(void)
+{
+        const char *swap = make_swap("ro.swap", "16M");
+        REQUIRE(swap);
+        hibernate(swap, "");
+        CHECK_INT(
+            run("resume --kernel sim --sim-seed 3 --sim-fault readonly@1 --resume-device '%s' "
+                "--splash none",
+                swap),
+            ==, 7);
+        CHECK_STR_CONTAINS(output(), "could not be removed");
+        CHECK_STR_CONTAINS(output(), "Do not boot on");
+        CHECK_INT(run("info '%s'", swap), ==, 0); /* still there, still sound */
+        CHECK_INT(run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash none", swap),
+                  ==, 0);
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+}
+
+/* A resume on a running system touches nothing: the swap area in use, or a
+ * root file system on disk mounted read-write. An initramfs's rootfs is
+ * fine. The simulated machine's /proc is a directory of the test's. */
+static void resume_refuses_on_a_running_system(void)
+{
+        const char *swap = make_swap("live.swap", "16M");
+        char proc[600];
+        snprintf(proc, sizeof(proc), "%s/proc", dmo_test_tmpdir());
+        REQUIRE(swap && dmo_test_sh("mkdir -p '%s'", proc) == 0);
+        hibernate(swap, "");
+
+        REQUIRE(dmo_test_sh("printf 'Filename Type Size Used Priority\n%s file 16380 0 -2\n' > "
+                            "'%s/swaps' && echo 'rootfs / rootfs rw 0 0' > '%s/mounts'",
+                            swap, proc, proc) == 0);
+        CHECK_INT(run("resume --kernel sim --sim-seed 3 --sim-proc '%s' --resume-device '%s' "
+                      "--splash none",
+                      proc, swap),
+                  ==, 2);
+        CHECK_STR_CONTAINS(output(), "in use as swap");
+        CHECK_INT(run("info '%s'", swap), ==, 0);
+
+        REQUIRE(dmo_test_sh("printf 'Filename Type Size Used Priority\n' > '%s/swaps' && "
+                            "printf 'rootfs / rootfs rw 0 0\n/dev/vda1 / ext4 rw,relatime 0 0\n' "
+                            "> '%s/mounts'",
+                            proc, proc) == 0);
+        CHECK_INT(run("resume --kernel sim --sim-seed 3 --sim-proc '%s' --resume-device '%s' "
+                      "--splash none",
+                      proc, swap),
+                  ==, 2);
+        CHECK_STR_CONTAINS(output(), "mounted read-write");
+        CHECK_INT(run("info '%s'", swap), ==, 0);
+
+        /* The initramfs: only the in-memory root, the real root read-only. */
+        REQUIRE(dmo_test_sh("printf 'rootfs / rootfs rw 0 0\n/dev/vda1 /root ext4 ro 0 0\n' > "
+                            "'%s/mounts'",
+                            proc) == 0);
+        CHECK_INT(run("resume --kernel sim --sim-seed 3 --sim-proc '%s' --resume-device '%s' "
+                      "--splash none",
+                      proc, swap),
+                  ==, 0);
+}
+
 static void enospc_mid_write_leaves_plain_swap(void)
 {
         const char *swap = make_swap("full.swap", "2M"); /* far too small for 6M of pages */
@@ -525,7 +587,9 @@ DMO_TEST_MAIN(T(round_trip_two_pages), T(round_trip_image_smaller_than_memory),
               T(missing_device_is_reported), T(wrong_kernel_is_refused_and_swap_made_usable),
               T(noresume_discards_the_image), T(resume_device_from_the_kernel_command_line),
               T(truncated_device_is_refused), T(image_of_another_machine_is_refused_by_the_kernel),
-              T(enospc_mid_write_leaves_plain_swap), T(io_errors_on_write_and_read),
-              T(short_transfers_still_round_trip), T(crash_at_every_phase_boundary),
-              T(usage_errors_exit_2), T(config_file_sets_device_and_warns_on_unknown_keys),
+              T(read_only_device_keeps_the_image_and_stops_the_boot),
+              T(resume_refuses_on_a_running_system), T(enospc_mid_write_leaves_plain_swap),
+              T(io_errors_on_write_and_read), T(short_transfers_still_round_trip),
+              T(crash_at_every_phase_boundary), T(usage_errors_exit_2),
+              T(config_file_sets_device_and_warns_on_unknown_keys),
               T(info_describes_image_and_absence), T(escape_key_aborts_before_the_signature))

@@ -106,6 +106,9 @@ WRAP(free_image, (struct dmo_snapshot * s), (r->inner))
 WRAP(platform_support, (struct dmo_snapshot * s, bool on), (r->inner, on))
 WRAP(identity, (struct dmo_snapshot * s, struct dmo_kernel_identity *id), (r->inner, id))
 WRAP(memory_bytes, (struct dmo_snapshot * s, uint64_t *b), (r->inner, b))
+WRAP(check_boot_stage,
+     (struct dmo_snapshot * s, const struct dmo_swap_target *t, enum dmo_live_reason *why),
+     (r->inner, t, why))
 
 static int rec_unfreeze(struct dmo_snapshot *s)
 {
@@ -192,6 +195,7 @@ static const struct dmo_snapshot_ops rec_ops = {
     .shutdown = rec_shutdown,
     .open_target = rec_open_target,
     .memory_bytes = rec_memory_bytes,
+    .check_boot_stage = rec_check_boot_stage,
     .identity = rec_identity,
     .checkpoint = rec_checkpoint,
     .free = rec_free,
@@ -607,9 +611,12 @@ static void resume_calls_the_kernel_in_order(void)
         printf("# %s\n", r.log);
         CHECK_INT(res.outcome, ==, DMO_RESUME_RESTORED);
         /* The image was saved in platform mode: restored through it too. */
-        CHECK(strcmp(r.log, "identity open_target [image_found] write_image [stats_ready] "
-                            "[before_restore] platform_support freeze atomic_restore free_image "
-                            "unfreeze") == 0);
+        CHECK(
+            strcmp(
+                r.log,
+                "identity open_target check_boot_stage [image_found] write_image "
+                "[stats_ready] [before_restore] platform_support freeze atomic_restore free_image "
+                "unfreeze") == 0);
         CHECK_INT(probe_swap(), ==, -ENOENT);
         recorder_release(&r, plan);
 }

@@ -48,6 +48,7 @@ struct dmo_cli_common {
         uint64_t sim_seed;         /* --sim-seed */
         const char *sim_faults;    /* --sim-fault */
         const char *sim_release;   /* --sim-kernel-release */
+        const char *sim_proc;      /* --sim-proc: the simulated machine's /proc */
         const char *splash;        /* --splash; NULL: from config or automatic */
         const char *theme;         /* --theme */
         unsigned threads;          /* --threads */
@@ -85,6 +86,7 @@ enum {
         OPT_SIM_SEED,
         OPT_SIM_FAULT,
         OPT_SIM_RELEASE,
+        OPT_SIM_PROC,
         OPT_SPLASH,
         OPT_THEME,
         OPT_THREADS,
@@ -108,6 +110,7 @@ enum {
             {"sim-seed", required_argument, NULL, OPT_SIM_SEED},                                   \
             {"sim-fault", required_argument, NULL, OPT_SIM_FAULT},                                 \
             {"sim-kernel-release", required_argument, NULL, OPT_SIM_RELEASE},                      \
+            {"sim-proc", required_argument, NULL, OPT_SIM_PROC},                                   \
             {"splash", required_argument, NULL, OPT_SPLASH},                                       \
             {"theme", required_argument, NULL, OPT_THEME},                                         \
             {"threads", required_argument, NULL, OPT_THREADS},                                     \

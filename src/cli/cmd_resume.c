@@ -22,7 +22,7 @@ static void usage(FILE *f)
               "  --splash kms|fbdev|text|png:DIR|none   --theme NAME   --threads N\n"
               "  --config FILE          default /etc/dormouse.conf\n"
               "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
-              "  --sim-seed N --sim-fault SPEC --sim-kernel-release R\n\n"
+              "  --sim-seed N --sim-fault SPEC --sim-kernel-release R --sim-proc DIR\n\n"
               "Exit status: 0 restored, 1 no image, 2 usage, 3 image refused (swap usable "
               "again),\n4 simulated kernel: restored content differed, 7 the image could not be "
               "removed:\nit is still on disk; stop the boot.\n"));
@@ -102,6 +102,27 @@ static int report(const struct dmo_resume_config *rc, const struct dmo_resume_re
                         snprintf(msg, len, _("%s: dormouse could not load the image (%s while %s)"),
                                  dev, strerror(-res->error), dmo_cli_step_text(res->step));
                 break;
+        case DMO_RESUME_LIVE_SYSTEM:
+                if (res->live_reason == DMO_LIVE_SWAP_ACTIVE)
+                        snprintf(msg, len,
+                                 _("%s is in use as swap: this is a running system, and a "
+                                   "resume here would restore memory over file systems changed "
+                                   "since. Nothing was touched; resume runs from the initramfs "
+                                   "(use --noresume to discard the image)"),
+                                 dev);
+                else if (res->live_reason == DMO_LIVE_ROOT_RW)
+                        snprintf(msg, len,
+                                 _("the root file system is mounted read-write: this is a "
+                                   "running system, and a resume here would restore memory over "
+                                   "file systems changed since. Nothing was touched on %s; "
+                                   "resume runs from the initramfs"),
+                                 dev);
+                else
+                        snprintf(msg, len,
+                                 _("cannot tell whether this is an early boot (%s); nothing was "
+                                   "touched on %s"),
+                                 strerror(-res->error), dev);
+                return DMO_EXIT_USAGE;
         case DMO_RESUME_KEPT:
                 snprintf(msg, len,
                          _("%s: the image could not be removed from the swap area (%s); it is "

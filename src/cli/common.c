@@ -116,6 +116,9 @@ int dmo_cli_common_option(struct dmo_cli_common *c, int opt, const char *arg)
         case OPT_SIM_RELEASE:
                 c->sim_release = arg;
                 return 1;
+        case OPT_SIM_PROC:
+                c->sim_proc = arg;
+                return 1;
         case OPT_SPLASH:
                 c->splash = arg;
                 return 1;
@@ -200,6 +203,7 @@ int dmo_cli_open_kernel(struct dmo_cli_common *c, enum dmo_snapshot_mode mode,
                     .seed = c->sim_seed,
                     .faults = plan,
                     .release_override = c->sim_release,
+                    .proc_dir = c->sim_proc,
                 };
                 r = dmo_sim_kernel_new(&p, mode, out);
                 if (r < 0) {

@@ -70,6 +70,8 @@ const char *dmo_cli_step_text(int step)
                 return _("handing the image to the kernel");
         case DMO_STEP_RESTORE:
                 return _("restoring");
+        case DMO_STEP_BOOT_STAGE:
+                return _("checking that this is an early boot");
         }
         return "?";
 }

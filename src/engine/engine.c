@@ -591,10 +591,15 @@ static int check_image(struct resumption *rs)
                 return refuse(rs, DMO_RESUME_FOREIGN, DMO_STEP_SWAP_HEADER, r);
         if (r == -ENODEV)
                 return refuse(rs, DMO_RESUME_NOT_SWAP, DMO_STEP_SWAP_HEADER, r);
-        if (r < 0)
-                return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, r);
         if (cfg->noresume)
                 return refuse(rs, DMO_RESUME_DISCARDED, DMO_STEP_NONE, -ECANCELED);
+        /* An image is there. Restoring it, or even taking it off, is only
+         * for an early boot: never on a system that runs. */
+        int live = snap->ops->check_boot_stage(snap, &cfg->target, &rs->res->live_reason);
+        if (live < 0)
+                return refuse(rs, DMO_RESUME_LIVE_SYSTEM, DMO_STEP_BOOT_STAGE, live);
+        if (r < 0)
+                return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, r);
         if (!same_kernel(&rs->info.header.identity, &rs->id) ||
             rs->info.header.page_size != rs->id.page_size) {
                 snprintf(rs->res->image_release, sizeof(rs->res->image_release), "%s",

@@ -60,6 +60,7 @@ enum dmo_step {
         DMO_STEP_KERNEL_MISMATCH,
         DMO_STEP_WRITE_KERNEL,
         DMO_STEP_RESTORE,
+        DMO_STEP_BOOT_STAGE, /* resume: deciding whether this is an early boot */
 };
 
 /* SNAPSHOT_FREEZE exempts only the calling thread from the freezer, and
@@ -191,6 +192,9 @@ enum dmo_resume_outcome {
          * write errors): it is still there, whole. Booting on would mount the
          * file systems it expects unchanged; stop the boot instead. */
         DMO_RESUME_KEPT,
+        /* Not an early boot (the swap area is active, or the root file
+         * system is mounted read-write): nothing was touched. */
+        DMO_RESUME_LIVE_SYSTEM,
 };
 
 struct dmo_resume_result {
@@ -198,6 +202,7 @@ struct dmo_resume_result {
         int error;
         enum dmo_step step;
         bool signature_cleared;
+        enum dmo_live_reason live_reason; /* on LIVE_SYSTEM */
         /* on KERNEL_MISMATCH: what the image was made by */
         char image_release[65];
         char running_release[65];
