@@ -17,7 +17,7 @@ struct dmo_blockdev {
         uint64_t size;
         dev_t rdev;
         const struct dmo_fault_plan *faults;
-        uint64_t reads, writes; /* calls so far, for eio-*@N */
+        uint64_t reads, writes, syncs; /* calls so far, for eio-*@N */
         bool direct;            /* O_DIRECT is on */
         char path[];
 };
@@ -151,6 +151,10 @@ int dmo_blockdev_pwrite(struct dmo_blockdev *d, const void *buf, size_t len, uin
 
 int dmo_blockdev_sync(struct dmo_blockdev *d)
 {
+        uint64_t n;
+        d->syncs++;
+        if (dmo_fault_eio_sync_at(d->faults, &n) && d->syncs == n)
+                return -EIO; /* the writes before it "succeeded": data may be lost */
         return fsync(d->fd) < 0 ? -errno : 0;
 }
 

@@ -7,8 +7,8 @@
 #include "util/cleanup.h"
 
 struct dmo_fault_plan {
-        bool has_enospc, has_eio_write, has_eio_read, has_readonly;
-        uint64_t enospc_after, eio_write_at, eio_read_at, readonly_from;
+        bool has_enospc, has_eio_write, has_eio_read, has_readonly, has_eio_sync;
+        uint64_t enospc_after, eio_write_at, eio_read_at, readonly_from, eio_sync_at;
         bool short_write, short_read, shutdown_fails;
         uint32_t crash_mask;
 };
@@ -102,6 +102,8 @@ static int parse_item(struct dmo_fault_plan *p, char *item)
                 return set_counter(&p->has_eio_write, &p->eio_write_at, arg, 1);
         if (strcmp(item, "eio-read") == 0)
                 return set_counter(&p->has_eio_read, &p->eio_read_at, arg, 1);
+        if (strcmp(item, "eio-sync") == 0)
+                return set_counter(&p->has_eio_sync, &p->eio_sync_at, arg, 1);
         if (strcmp(item, "readonly") == 0)
                 return set_counter(&p->has_readonly, &p->readonly_from, arg, 1);
         if (strcmp(item, "crash") == 0) {
@@ -178,6 +180,14 @@ bool dmo_fault_readonly_from(const struct dmo_fault_plan *p, uint64_t *n)
         if (!p || !p->has_readonly)
                 return false;
         *n = p->readonly_from;
+        return true;
+}
+
+bool dmo_fault_eio_sync_at(const struct dmo_fault_plan *p, uint64_t *n)
+{
+        if (!p || !p->has_eio_sync)
+                return false;
+        *n = p->eio_sync_at;
         return true;
 }
 

@@ -6,6 +6,7 @@
  *   enospc@N       alloc_swap_page fails with ENOSPC once N slots are held
  *   eio-write@N    the N-th dmo_blockdev_pwrite (1-based) fails with EIO
  *   eio-read@N     the N-th dmo_blockdev_pread (1-based) fails with EIO
+ *   eio-sync@N     the N-th dmo_blockdev_sync (1-based) fails with EIO
  *   readonly@N     from the N-th dmo_blockdev_pwrite on, every write fails
  *                  with EROFS (a device that went read-only)
  *   shutdown-fails the simulated kernel's first shutdown call fails with EIO
@@ -44,6 +45,7 @@ bool dmo_fault_enospc_after(const struct dmo_fault_plan *p, uint64_t *n);
 bool dmo_fault_eio_write_at(const struct dmo_fault_plan *p, uint64_t *n);
 bool dmo_fault_eio_read_at(const struct dmo_fault_plan *p, uint64_t *n);
 bool dmo_fault_readonly_from(const struct dmo_fault_plan *p, uint64_t *n);
+bool dmo_fault_eio_sync_at(const struct dmo_fault_plan *p, uint64_t *n);
 bool dmo_fault_shutdown_fails(const struct dmo_fault_plan *p);
 bool dmo_fault_short_write(const struct dmo_fault_plan *p);
 bool dmo_fault_short_read(const struct dmo_fault_plan *p);

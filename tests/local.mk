@@ -68,3 +68,11 @@ bench: tests/bench-hibernate$(EXEEXT)
 check-vm: dormouse$(EXEEXT)
 	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse
 .PHONY: check-vm
+
+# Every fault class against stale images, wrong restores and unusable swap.
+check_PROGRAMS += tests/fault-matrix.test
+TESTS += tests/fault-matrix.test
+tests_fault_matrix_test_SOURCES = tests/fault-matrix.c tests/image-testutil.h
+tests_fault_matrix_test_LDADD = tests/libdmotest.a src/engine/libdmo-engine.a \
+	src/image/libdmo-image.a src/codec/libdmo-codec.a src/crypto/libdmo-crypto.a \
+	src/progress/libdmo-progress.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)

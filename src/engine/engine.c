@@ -598,6 +598,11 @@ static int check_image(struct resumption *rs)
         int live = snap->ops->check_boot_stage(snap, &cfg->target, &rs->res->live_reason);
         if (live < 0)
                 return refuse(rs, DMO_RESUME_LIVE_SYSTEM, DMO_STEP_BOOT_STAGE, live);
+        /* From here the resume either restores the image or leaves the swap
+         * area as it must (plain, or the image kept and the boot stopped):
+         * a signal ending it half way would let the boot go on with a valid
+         * image on disk. */
+        dmo_critical_enter(&rs->critical);
         if (r < 0)
                 return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, r);
         if (!same_kernel(&rs->info.header.identity, &rs->id) ||
@@ -676,9 +681,8 @@ static int restore(struct resumption *rs)
         dmo_image_reader_free(rs->reader);
         rs->reader = NULL;
 
-        /* From here to the jump, dying would lose the image already taken
-         * off the disk. */
-        dmo_critical_enter(&rs->critical);
+        /* (Still in the critical window: dying now would lose the image
+         * about to be taken off the disk.) */
         /* Off before the jump: a crash in the restored system must not bring
          * this image back a second time. */
         r = remove_signature(rs->dev, rs->cfg->target.header_page, rs->id.page_size);

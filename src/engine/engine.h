@@ -22,9 +22,9 @@
  *   from RAM, or the power off failed), the signature is taken off (retried,
  *   and read back); if it cannot be, the machine stays frozen and goes down
  *   into the image (reboot, then power off), which still matches the disks.
- * - From the signature write to the shutdown, and on resume from removing
- *   the signature to the jump, signals that would end the process are
- *   ignored (engine/critical.h).
+ * - From the signature write to the shutdown, and on resume from finding
+ *   an image to the jump (or to leaving the swap area as it must be),
+ *   signals that would end the process are ignored (engine/critical.h).
  * - Resume removes the signature before the atomic restore and restores the
  *   swap signature whenever it refuses an image; when it cannot (a read-only
  *   device), it says so (DMO_RESUME_KEPT) instead of claiming a plain swap

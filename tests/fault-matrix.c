@@ -1,0 +1,524 @@
+/* fault-matrix: every fault class against the three things that must never
+ * happen, counted over many trials and printed as one table:
+ *
+ *   stale    a valid image left on disk while the system runs (it would be
+ *            restored over file systems changed since), or left after a
+ *            restore (it would be restored twice);
+ *   wrong    a restore whose memory differs from what was saved (the
+ *            simulated kernel compares every page);
+ *   unusable a swap area left neither plain swap nor holding an image that
+ *            a boot stopped for.
+ *
+ * Each trial is a hibernation and the boot after it, each in a child
+ * process: a power loss (crash@, or SIGKILL at a page of the data phase) is
+ * the child dying with the machine off; any other death of the process
+ * (a signal) leaves a running system, as closing /dev/snapshot thaws it.
+ * The last line reads "fault-matrix: N trials, S stale, W wrong, U unusable".
+ * DMO_TEST_SMALL=1 (the sanitizer pass) runs fewer flips and truncations. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "image/reader.h"
+#include "kernel/blockdev.h"
+#include "kernel/faults.h"
+#include "kernel/sim_kernel.h"
+#include "progress/progress.h"
+#include "testlib.h"
+#include "image-testutil.h"
+
+enum { SIM_BYTES = 4u << 20, SWAP_PAGES = 2048, SEED = 11 };
+
+/* What the machine is after the hibernation step. */
+enum machine { MACHINE_OFF, MACHINE_RUNNING };
+
+/* A signal sent to the engine's own process at one moment of the cycle. */
+enum moment {
+        AT_NONE,
+        AT_BEFORE_FREEZE,   /* hibernate, before anything is written */
+        AT_DATA_PAGE,       /* hibernate, at page kill_page of the data phase */
+        AT_AFTER_SIGNATURE, /* hibernate, signature on disk, before the shutdown */
+        AT_RESUME_LOAD,     /* resume, the image is being loaded */
+        AT_BEFORE_RESTORE,  /* resume, signature off, before the jump */
+};
+
+struct trial {
+        const char *hib_faults;
+        const char *res_faults;
+        enum dmo_shutdown shutdown;
+        enum moment moment;
+        int sig;            /* what is sent at the moment */
+        uint64_t kill_page; /* AT_DATA_PAGE */
+        bool power_loss;    /* the signal stands for power loss, not a kill */
+        bool shrink;        /* AT_DATA_PAGE: cut the device to half instead of a signal */
+        bool skip_hibernate;
+        const char *resume_release; /* the resume's kernel, NULL: the same */
+        uint64_t resume_seed;       /* 0: SEED */
+};
+
+struct row {
+        const char *name;
+        unsigned trials, restored, refused, stale, wrong, unusable;
+};
+
+static char swap_path[512];
+static uint32_t page_size;
+
+struct watch {
+        struct dmo_progress *progress;
+        uint64_t page;
+        int sig;
+        bool shrink;
+};
+
+/* Sends the signal once the data phase reaches the page. */
+static void *watcher(void *arg)
+{
+        struct watch *w = arg;
+        for (;;) {
+                struct dmo_progress_snapshot s;
+                dmo_progress_sample(w->progress, &s);
+                if (s.pages_done >= w->page && s.phase >= DMO_PHASE_WRITE) {
+                        struct stat st;
+                        if (!w->shrink)
+                                kill(getpid(), w->sig);
+                        else if (stat(swap_path, &st) == 0)
+                                (void)truncate(swap_path, st.st_size / 2);
+                        return NULL;
+                }
+                if (s.phase >= DMO_PHASE_SYNC)
+                        return NULL;
+                usleep(100);
+        }
+}
+
+struct hooks_ctx {
+        const struct trial *t;
+};
+
+static void at(const struct trial *t, enum moment m)
+{
+        if (t->moment == m)
+                kill(getpid(), t->sig);
+}
+
+static void h_before_freeze(void *c)
+{
+        at(((struct hooks_ctx *)c)->t, AT_BEFORE_FREEZE);
+}
+
+static enum dmo_shutdown h_choose(void *c, enum dmo_shutdown planned)
+{
+        at(((struct hooks_ctx *)c)->t, AT_AFTER_SIGNATURE);
+        return planned;
+}
+
+static void h_image_found(void *c)
+{
+        at(((struct hooks_ctx *)c)->t, AT_RESUME_LOAD);
+}
+
+static void h_before_restore(void *c)
+{
+        at(((struct hooks_ctx *)c)->t, AT_BEFORE_RESTORE);
+}
+
+/* Child: one hibernation. Exit 0: machine off; 1: running. */
+static int hibernate_child(const struct trial *t)
+{
+        struct dmo_fault_plan *plan = NULL;
+        if (t->hib_faults && dmo_fault_plan_parse(t->hib_faults, &plan) < 0)
+                return 9;
+        struct dmo_sim_params sp = {.size_bytes = SIM_BYTES, .seed = SEED, .faults = plan};
+        struct dmo_snapshot *snap;
+        struct dmo_progress *progress;
+        if (dmo_sim_kernel_new(&sp, DMO_SNAPSHOT_HIBERNATE, &snap) < 0 ||
+            dmo_progress_new(DMO_MODE_HIBERNATE, &progress) < 0)
+                return 9;
+        struct hooks_ctx hc = {t};
+        struct dmo_hibernate_config cfg = {
+            .target = {.path = swap_path},
+            .compress = DMO_COMPRESS_LZ4,
+            .threads = 2,
+            .image_size = -1,
+            .shutdown = t->shutdown,
+            .progress = progress,
+            .hooks = {.ctx = &hc, .before_freeze = h_before_freeze, .choose_shutdown = h_choose},
+        };
+        pthread_t th;
+        struct watch w = {progress, t->kill_page, t->sig, t->shrink};
+        if (t->moment == AT_DATA_PAGE)
+                pthread_create(&th, NULL, watcher, &w);
+        struct dmo_hibernate_result res;
+        dmo_engine_hibernate(snap, &cfg, &res);
+        if (t->moment == AT_DATA_PAGE)
+                pthread_join(th, NULL);
+        return res.outcome == DMO_HIBERNATE_POWERED_OFF ? 0 : 1;
+}
+
+/* Child: one boot's resume. Exit: the outcome (enum dmo_resume_outcome). */
+static int resume_child(const struct trial *t)
+{
+        struct dmo_fault_plan *plan = NULL;
+        if (t->res_faults && dmo_fault_plan_parse(t->res_faults, &plan) < 0)
+                return 99;
+        struct dmo_sim_params sp = {.size_bytes = SIM_BYTES,
+                                    .seed = t->resume_seed ? t->resume_seed : SEED,
+                                    .faults = plan,
+                                    .release_override = t->resume_release};
+        struct dmo_snapshot *snap;
+        struct dmo_progress *progress;
+        if (dmo_sim_kernel_new(&sp, DMO_SNAPSHOT_RESUME, &snap) < 0 ||
+            dmo_progress_new(DMO_MODE_RESUME, &progress) < 0)
+                return 99;
+        struct hooks_ctx hc = {t};
+        struct dmo_resume_config cfg = {
+            .target = {.path = swap_path},
+            .threads = 2,
+            .progress = progress,
+            .hooks = {.ctx = &hc, .image_found = h_image_found, .before_restore = h_before_restore},
+        };
+        struct dmo_resume_result res;
+        dmo_engine_resume(snap, &cfg, &res);
+        return res.outcome;
+}
+
+/* Runs fn in a child; *died_by gets the signal that ended it (0: exited). */
+static int in_child(int (*fn)(const struct trial *), const struct trial *t, int *died_by)
+{
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0)
+                _exit(fn(t));
+        int status = 0;
+        waitpid(pid, &status, 0);
+        *died_by = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* 0: a sound image; -ENOENT: plain swap; else a damaged or missing area. */
+static int probe(void)
+{
+        struct dmo_blockdev *d;
+        if (dmo_blockdev_open(swap_path, false, NULL, &d) < 0)
+                return -EIO;
+        struct dmo_image_info info;
+        int r = dmo_image_probe(d, 0, page_size, &info);
+        dmo_blockdev_free(d);
+        return r;
+}
+
+static bool fresh_swap(void)
+{
+        return tu_make_swap(swap_path, SWAP_PAGES, page_size) == 0;
+}
+
+/* The system runs on: only plain swap is right. */
+static void count_running(struct row *row, int probe_result)
+{
+        if (probe_result == 0)
+                row->stale++;
+        else if (probe_result != -ENOENT)
+                row->unusable++;
+        else
+                row->refused++;
+}
+
+/* One hibernation (unless skipped) and the boots after it, counted. */
+static void run_trial(struct row *row, const struct trial *t)
+{
+        row->trials++;
+        int died_by = 0;
+        if (!t->skip_hibernate) {
+                int rc = in_child(hibernate_child, t, &died_by);
+                enum machine m = MACHINE_RUNNING;
+                if (died_by) /* power loss keeps it off; a kill lets the kernel thaw */
+                        m = t->power_loss ? MACHINE_OFF : MACHINE_RUNNING;
+                else if (rc == 0)
+                        m = MACHINE_OFF;
+                if (m == MACHINE_RUNNING) {
+                        count_running(row, probe());
+                        return;
+                }
+        }
+        /* Boots until one goes on: power lost during a resume means
+         * another boot, without the fault this time. */
+        struct trial boot_trial = *t;
+        for (int boot = 0; boot < 3; boot++) {
+                int outcome = in_child(resume_child, &boot_trial, &died_by);
+                int p = probe();
+                if (died_by && t->power_loss) {
+                        boot_trial.res_faults = NULL;
+                        boot_trial.moment = AT_NONE;
+                        continue;
+                }
+                if (died_by) {
+                        /* The resume process died and the boot went on. */
+                        count_running(row, p);
+                        return;
+                }
+                switch (outcome) {
+                case DMO_RESUME_RESTORED:
+                        if (p == 0)
+                                row->stale++; /* it would be restored twice */
+                        else if (p != -ENOENT)
+                                row->unusable++;
+                        else
+                                row->restored++;
+                        return;
+                case DMO_RESUME_MISMATCH:
+                        row->wrong++;
+                        return;
+                case DMO_RESUME_KEPT:
+                        /* The boot stops; the image must be whole. */
+                        if (p != 0)
+                                row->unusable++;
+                        else
+                                row->refused++;
+                        return;
+                default: /* no image, refused, failed, discarded: the boot goes on */
+                        count_running(row, p);
+                        return;
+                }
+        }
+        row->unusable++; /* never settled */
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        return *s;
+}
+
+/* The sealed image every corruption starts from, kept in memory. */
+struct pristine {
+        uint8_t *bytes;
+        size_t len;
+};
+
+static bool pristine_load(struct pristine *p)
+{
+        int fd = open(swap_path, O_RDONLY);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return false;
+        p->len = (size_t)st.st_size;
+        p->bytes = malloc(p->len);
+        bool ok = p->bytes && pread(fd, p->bytes, p->len, 0) == (ssize_t)p->len;
+        close(fd);
+        return ok;
+}
+
+static bool pristine_write(const struct pristine *p, size_t len)
+{
+        int fd = open(swap_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0)
+                return false;
+        bool ok = pwrite(fd, p->bytes, len, 0) == (ssize_t)len;
+        close(fd);
+        return ok;
+}
+
+static bool page_has_data(const uint8_t *page)
+{
+        for (uint32_t i = 0; i < page_size; i++)
+                if (page[i])
+                        return true;
+        return false;
+}
+
+/* A byte flipped in a page that holds data. */
+static bool flip_byte(const struct pristine *p, uint64_t *rng)
+{
+        for (int tries = 0; tries < 10000; tries++) {
+                uint64_t off = xorshift(rng) % p->len;
+                if (!page_has_data(p->bytes + off / page_size * page_size))
+                        continue;
+                uint8_t saved = p->bytes[off];
+                p->bytes[off] ^= (uint8_t)(1u << (xorshift(rng) % 8));
+                bool ok = pristine_write(p, p->len);
+                p->bytes[off] = saved;
+                return ok;
+        }
+        return false;
+}
+
+/* The device cut short somewhere after its header page. */
+static bool truncate_image(const struct pristine *p, uint64_t *rng)
+{
+        size_t at = page_size + (size_t)(xorshift(rng) % (p->len - page_size));
+        return pristine_write(p, at);
+}
+
+static void print_row(const struct row *r)
+{
+        printf("# %-34s %6u %9u %8u %6u %6u %9u\n", r->name, r->trials, r->restored, r->refused,
+               r->stale, r->wrong, r->unusable);
+}
+
+static struct row totals = {.name = "total"};
+
+static void add(struct row *r)
+{
+        print_row(r);
+        totals.trials += r->trials;
+        totals.restored += r->restored;
+        totals.refused += r->refused;
+        totals.stale += r->stale;
+        totals.wrong += r->wrong;
+        totals.unusable += r->unusable;
+}
+
+static void matrix(void)
+{
+        page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+        snprintf(swap_path, sizeof(swap_path), "%s/swap", dmo_test_tmpdir());
+        bool small = getenv("DMO_TEST_SMALL") != NULL;
+        const uint64_t sim_pages = SIM_BYTES / page_size;
+        uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+        printf("# %-34s %6s %9s %8s %6s %6s %9s\n", "case", "trials", "restored", "refused",
+               "stale", "wrong", "unusable");
+
+        /* Power lost at every phase boundary. */
+        static const char *const hib_cps[] = {
+            "opened",       "frozen",         "image-created",    "data-half-written",
+            "data-written", "header-written", "signature-written"};
+        struct row r = {.name = "power loss at a hibernate boundary"};
+        for (size_t i = 0; i < sizeof(hib_cps) / sizeof(hib_cps[0]); i++) {
+                char f[64];
+                snprintf(f, sizeof(f), "crash@%s", hib_cps[i]);
+                REQUIRE(fresh_swap());
+                run_trial(&r, &(struct trial){.hib_faults = f, .power_loss = true});
+        }
+        add(&r);
+        struct row rr = {.name = "power loss at a resume boundary"};
+        static const char *const res_cps[] = {"resume-loaded", "signature-removed"};
+        for (size_t i = 0; i < 2; i++) {
+                char f[64];
+                snprintf(f, sizeof(f), "crash@%s", res_cps[i]);
+                REQUIRE(fresh_swap());
+                run_trial(&rr, &(struct trial){.res_faults = f, .power_loss = true});
+        }
+        add(&rr);
+
+        /* Killed (SIGKILL, as power loss) at random pages of the write. */
+        struct row rk = {.name = "power loss at a random page"};
+        for (int i = 0; i < 100; i++) {
+                REQUIRE(fresh_swap());
+                run_trial(&rk, &(struct trial){.moment = AT_DATA_PAGE,
+                                               .sig = SIGKILL,
+                                               .kill_page = xorshift(&rng) % sim_pages,
+                                               .power_loss = true});
+        }
+        add(&rk);
+
+        /* SIGTERM, SIGHUP, SIGQUIT in every window. */
+        static const int sigs[] = {SIGTERM, SIGHUP, SIGQUIT};
+        static const enum moment moments[] = {AT_BEFORE_FREEZE, AT_DATA_PAGE, AT_AFTER_SIGNATURE,
+                                              AT_RESUME_LOAD, AT_BEFORE_RESTORE};
+        struct row rs = {.name = "SIGTERM/SIGHUP/SIGQUIT in each window"};
+        for (size_t s = 0; s < 3; s++)
+                for (size_t m = 0; m < 5; m++) {
+                        REQUIRE(fresh_swap());
+                        run_trial(&rs, &(struct trial){.moment = moments[m],
+                                                       .sig = sigs[s],
+                                                       .kill_page = sim_pages / 2});
+                }
+        add(&rs);
+
+        /* Full swap, I/O errors, a failing fsync. */
+        struct row re = {.name = "ENOSPC, EIO, fsync failing"};
+        static const char *const hib_io[] = {"enospc@50",   "enospc@300", "eio-write@2",
+                                             "eio-write@5", "eio-sync@1", "eio-sync@2",
+                                             "eio-sync@3",  "short-write"};
+        for (size_t i = 0; i < sizeof(hib_io) / sizeof(hib_io[0]); i++) {
+                REQUIRE(fresh_swap());
+                run_trial(&re, &(struct trial){.hib_faults = hib_io[i]});
+        }
+        static const char *const res_io[] = {"eio-read@1", "eio-read@3", "eio-read@6",
+                                             "eio-sync@1"};
+        for (size_t i = 0; i < sizeof(res_io) / sizeof(res_io[0]); i++) {
+                REQUIRE(fresh_swap());
+                run_trial(&re, &(struct trial){.res_faults = res_io[i]});
+        }
+        add(&re);
+
+        /* The signature's removal failing where it is removed. */
+        struct row rg = {.name = "signature removal failing"};
+        REQUIRE(fresh_swap());
+        run_trial(&rg, &(struct trial){.hib_faults = "readonly@1"}); /* the stale-image clear */
+        for (unsigned n = 1; n < 12; n++) { /* after the data, at every later write */
+                char f[64];
+                snprintf(f, sizeof(f), "shutdown-fails,readonly@%u", n);
+                REQUIRE(fresh_swap());
+                run_trial(&rg, &(struct trial){.hib_faults = f});
+                snprintf(f, sizeof(f), "readonly@%u", n);
+                REQUIRE(fresh_swap());
+                run_trial(&rg, &(struct trial){.hib_faults = f, .shutdown = DMO_SHUTDOWN_SUSPEND});
+        }
+        REQUIRE(fresh_swap());
+        run_trial(&rg, &(struct trial){.res_faults = "readonly@1"}); /* read-only at resume */
+        add(&rg);
+
+        /* The device shrinking under the write. */
+        struct row rw = {.name = "device shrinking mid-write"};
+        for (int i = 1; i <= 4; i++) {
+                REQUIRE(fresh_swap());
+                run_trial(&rw, &(struct trial){.moment = AT_DATA_PAGE,
+                                               .shrink = true,
+                                               .kill_page = sim_pages * (uint64_t)i / 5});
+        }
+        add(&rw);
+
+        struct row rd = {.name = "wrong kernel, other machine"};
+        REQUIRE(fresh_swap());
+        run_trial(&rd, &(struct trial){.resume_release = "0.0-other"});
+        run_trial(&rd, &(struct trial){.skip_hibernate = true}); /* then the right kernel */
+        REQUIRE(fresh_swap());
+        run_trial(&rd, &(struct trial){.resume_seed = SEED + 1});
+        add(&rd);
+
+        /* Byte flips and truncations of a real image. */
+        REQUIRE(fresh_swap());
+        int died = 0;
+        REQUIRE(in_child(hibernate_child, &(struct trial){0}, &died) == 0 && probe() == 0);
+        struct pristine pristine;
+        REQUIRE(pristine_load(&pristine));
+        struct row rf = {.name = "byte flips in an image"};
+        unsigned flips = small ? 150 : 1000, cuts = small ? 20 : 100;
+        for (unsigned i = 0; i < flips; i++) {
+                REQUIRE(flip_byte(&pristine, &rng));
+                run_trial(&rf, &(struct trial){.skip_hibernate = true});
+        }
+        add(&rf);
+        struct row rt = {.name = "truncations of an image"};
+        for (unsigned i = 0; i < cuts; i++) {
+                REQUIRE(truncate_image(&pristine, &rng));
+                run_trial(&rt, &(struct trial){.skip_hibernate = true});
+        }
+        add(&rt);
+        free(pristine.bytes);
+
+        print_row(&totals);
+        CHECK_INT(totals.stale, ==, 0);
+        CHECK_INT(totals.wrong, ==, 0);
+        CHECK_INT(totals.unusable, ==, 0);
+}
+
+int main(void)
+{
+        static const struct dmo_test_case cases[] = {
+            {"no stale image, wrong restore or unusable swap under any fault", matrix}};
+        int rc = dmo_test_run(cases, 1);
+        printf("fault-matrix: %u trials, %u stale, %u wrong, %u unusable\n", totals.trials,
+               totals.stale, totals.wrong, totals.unusable);
+        return rc;
+}
