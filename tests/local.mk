@@ -35,6 +35,11 @@ TESTS += tests/fuzz-image-header.test
 tests_fuzz_image_header_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-image-header.c
 tests_fuzz_image_header_test_LDADD = src/image/libdmo-image.a src/codec/libdmo-codec.a kernel/libdmo-kernel.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
 
+check_PROGRAMS += tests/fuzz-resume.test
+TESTS += tests/fuzz-resume.test
+tests_fuzz_resume_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-resume.c
+tests_fuzz_resume_test_LDADD = src/image/libdmo-image.a src/codec/libdmo-codec.a kernel/libdmo-kernel.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
+
 check_PROGRAMS += tests/fuzz-keys.test
 TESTS += tests/fuzz-keys.test
 tests_fuzz_keys_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-keys.c
