@@ -35,6 +35,16 @@ TESTS += tests/fuzz-image-header.test
 tests_fuzz_image_header_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-image-header.c
 tests_fuzz_image_header_test_LDADD = src/image/libdmo-image.a src/codec/libdmo-codec.a kernel/libdmo-kernel.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
 
+check_PROGRAMS += tests/fuzz-resume.test
+TESTS += tests/fuzz-resume.test
+tests_fuzz_resume_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-resume.c
+tests_fuzz_resume_test_LDADD = src/image/libdmo-image.a src/codec/libdmo-codec.a kernel/libdmo-kernel.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
+
+check_PROGRAMS += tests/fuzz-font.test
+TESTS += tests/fuzz-font.test
+tests_fuzz_font_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-font.c
+tests_fuzz_font_test_LDADD = src/splash/libdmo-splash.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
+
 check_PROGRAMS += tests/fuzz-keys.test
 TESTS += tests/fuzz-keys.test
 tests_fuzz_keys_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-keys.c
@@ -50,14 +60,64 @@ TESTS += tests/fuzz-theme.test
 tests_fuzz_theme_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-theme.c
 tests_fuzz_theme_test_LDADD = src/splash/libdmo-splash.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
 
-# Coverage-guided fuzzing with clang's libFuzzer, FUZZ_SECONDS per target.
-FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = config cmdline swap-header codec-decode image-chunk image-extents image-header keys png theme
+# Coverage-guided fuzzing with clang's libFuzzer, in a build of its own:
+#   configure CC=clang --enable-fuzzing && make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS=...]
+# Every module is compiled with coverage, ASan and UBSan (configure.ac); each
+# target is the same fuzz-NAME.c as above with libFuzzer's main instead of the
+# deterministic driver. tests/fuzz/run-libfuzzer runs one target on a working
+# copy of its seed corpus and prints one ok/not ok line (tests/fuzz/README.md).
+FUZZ_SECONDS = 60
+FUZZ_TARGETS = config cmdline swap-header codec-decode image-chunk image-extents image-header keys png theme resume font
+DMO_FUZZ_BINS = tests/fuzz/fuzz-config tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-swap-header tests/fuzz/fuzz-codec-decode tests/fuzz/fuzz-image-chunk tests/fuzz/fuzz-image-extents tests/fuzz/fuzz-image-header tests/fuzz/fuzz-keys tests/fuzz/fuzz-png tests/fuzz/fuzz-theme tests/fuzz/fuzz-resume tests/fuzz/fuzz-font
+EXTRA_PROGRAMS = $(DMO_FUZZ_BINS)
+CLEANFILES += $(DMO_FUZZ_BINS)
+tests_fuzz_fuzz_config_SOURCES = tests/fuzz/fuzz-config.c
+tests_fuzz_fuzz_config_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_cmdline_SOURCES = tests/fuzz/fuzz-cmdline.c
+tests_fuzz_fuzz_cmdline_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_swap_header_SOURCES = tests/fuzz/fuzz-swap-header.c
+tests_fuzz_fuzz_swap_header_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_codec_decode_SOURCES = tests/fuzz/fuzz-codec-decode.c
+tests_fuzz_fuzz_codec_decode_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_image_chunk_SOURCES = tests/fuzz/fuzz-image-chunk.c
+tests_fuzz_fuzz_image_chunk_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_image_extents_SOURCES = tests/fuzz/fuzz-image-extents.c
+tests_fuzz_fuzz_image_extents_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_image_header_SOURCES = tests/fuzz/fuzz-image-header.c
+tests_fuzz_fuzz_image_header_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_keys_SOURCES = tests/fuzz/fuzz-keys.c
+tests_fuzz_fuzz_keys_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_png_SOURCES = tests/fuzz/fuzz-png.c
+tests_fuzz_fuzz_png_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_theme_SOURCES = tests/fuzz/fuzz-theme.c
+tests_fuzz_fuzz_theme_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_resume_SOURCES = tests/fuzz/fuzz-resume.c
+tests_fuzz_fuzz_resume_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_font_SOURCES = tests/fuzz/fuzz-font.c
+tests_fuzz_fuzz_font_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+fuzz-build: $(DMO_FUZZ_BINS)
 fuzz:
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	  $(top_srcdir)/tests/fuzz/libfuzzer.sh "$(top_srcdir)" "$(abs_top_builddir)" $$t $(FUZZ_SECONDS); \
-	done
-.PHONY: fuzz
+if ENABLE_FUZZING
+	@$(MAKE) $(AM_MAKEFLAGS) fuzz-build
+	@fail=0; for t in $(FUZZ_TARGETS); do \
+	  $(SHELL) $(top_srcdir)/tests/fuzz/run-libfuzzer "$(top_srcdir)" tests/fuzz/fuzz-$$t $(FUZZ_SECONDS) || fail=1; \
+	done; exit $$fail
+else
+	@echo "make fuzz needs a libFuzzer build: configure CC=clang --enable-fuzzing (tests/fuzz/README.md)"; exit 1
+endif
+.PHONY: fuzz fuzz-build
 
 bench: tests/bench-hibernate$(EXEEXT)
 	./tests/bench-hibernate --size $${BENCH_SIZE:-1G} --dir $${BENCH_DIR:-.}

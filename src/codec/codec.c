@@ -134,6 +134,10 @@ static int check_params(const struct dmo_codec_params *p)
                 return -EINVAL;
         if (!dmo_compressor_ops_get(p->algo))
                 return -EINVAL;
+        /* Decompression needs no level: a decoder takes whatever level the
+         * image header names (the header check keeps it to the encoder's). */
+        if (p->dir == DMO_CODEC_ENCODE && dmo_compress_level_check(p->algo, p->level) < 0)
+                return -EINVAL;
         /* A power of two of at least a cache line keeps the zero test simple. */
         if (p->page_size < 64 || p->page_size > MAX_PAGE_SIZE ||
             (p->page_size & (p->page_size - 1)))
@@ -156,7 +160,10 @@ static int coder_init(struct dmo_codec *c, struct dmo_chunk_coder *k, bool encod
         k->chunk_pages = c->params.chunk_pages;
         k->capacity = c->capacity;
         k->hash = c->hash;
-        r = c->ops->ctx_new(c->params.level, chunk_bytes, encode, decode, &k->ctx);
+        /* A decoder's scratch coder still encodes (tests, fuzzers), at the
+         * fast default: the level it was given is only the image's label. */
+        int level = c->params.dir == DMO_CODEC_ENCODE ? c->params.level : 0;
+        r = c->ops->ctx_new(level, chunk_bytes, encode, decode, &k->ctx);
         if (r < 0)
                 return r;
         if (encode && c->ops->algo != DMO_COMPRESS_NONE) {

@@ -44,7 +44,7 @@ enum dmo_codec_dir {
 struct dmo_codec_params {
         enum dmo_codec_dir dir;
         enum dmo_compress algo;
-        int level;            /* 0: the algorithm's fast default */
+        int level;            /* 0: the algorithm's fast default; decode: ignored */
         unsigned page_size;   /* bytes per page, e.g. 4096 */
         unsigned chunk_pages; /* 1..DMO_CHUNK_MAX_PAGES */
         unsigned threads;     /* workers; 0: one per online CPU */
@@ -99,6 +99,12 @@ void dmo_codec_release(struct dmo_codec *c, struct dmo_chunk *chunk);
  * out of range. decode_one: sets and returns chunk->error. */
 int dmo_codec_encode_one(struct dmo_codec *c, struct dmo_chunk *chunk);
 int dmo_codec_decode_one(struct dmo_codec *c, struct dmo_chunk *chunk);
+
+/* 0 when an encoder of algo accepts level (the levels an image can be made
+ * with), -EINVAL otherwise: lz4 0..65537 (acceleration; 0 = 1), zstd
+ * ZSTD_minCLevel()..ZSTD_maxCLevel() (0 = 1), none any (ignored). Decoders
+ * ignore the level: decompression needs none. */
+int dmo_compress_level_check(enum dmo_compress algo, int level);
 
 const char *dmo_compress_name(enum dmo_compress algo);
 int dmo_compress_parse(const char *name, enum dmo_compress *out);

@@ -71,10 +71,15 @@ static size_t lz4_bound(size_t src_len)
         return src_len > LZ4_MAX_INPUT_SIZE ? 0 : (size_t)LZ4_COMPRESSBOUND(src_len);
 }
 
+/* The acceleration factors LZ4 has (above this it silently clamps). */
+static const int lz4_level_max = 65537;
+
 static int lz4_ctx_new(int level, size_t max_src, bool encode, bool decode,
                        struct dmo_compressor_ctx **out)
 {
-        if (level < 0 || level > 65537 || max_src > LZ4_MAX_INPUT_SIZE)
+        /* Decompression needs no level: only an encoder checks it. */
+        if ((encode && dmo_compress_level_check(DMO_COMPRESS_LZ4, level) < 0) ||
+            max_src > LZ4_MAX_INPUT_SIZE)
                 return -EINVAL;
         struct dmo_compressor_ctx *ctx = calloc(1, sizeof(*ctx));
         if (!ctx)
@@ -137,10 +142,11 @@ static size_t zstd_cctx_size(int level, size_t max_src)
 static int zstd_ctx_new(int level, size_t max_src, bool encode, bool decode,
                         struct dmo_compressor_ctx **out)
 {
+        /* Decompression needs no level: only an encoder checks it. */
+        if ((encode && dmo_compress_level_check(DMO_COMPRESS_ZSTD, level) < 0) || max_src == 0)
+                return -EINVAL;
         if (level == 0)
                 level = 1;
-        if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel() || max_src == 0)
-                return -EINVAL;
         struct dmo_compressor_ctx *ctx = calloc(1, sizeof(*ctx));
         if (!ctx)
                 return -ENOMEM;
@@ -192,6 +198,19 @@ const struct dmo_compressor_ops *dmo_compressor_ops_get(enum dmo_compress algo)
                 if (ops_table[i].algo == algo)
                         return &ops_table[i];
         return NULL;
+}
+
+int dmo_compress_level_check(enum dmo_compress algo, int level)
+{
+        switch (algo) {
+        case DMO_COMPRESS_NONE:
+                return 0; /* the level is ignored */
+        case DMO_COMPRESS_LZ4:
+                return level >= 0 && level <= lz4_level_max ? 0 : -EINVAL;
+        case DMO_COMPRESS_ZSTD:
+                return level >= ZSTD_minCLevel() && level <= ZSTD_maxCLevel() ? 0 : -EINVAL;
+        }
+        return -EINVAL;
 }
 
 const char *dmo_compress_name(enum dmo_compress algo)

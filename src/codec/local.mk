@@ -23,3 +23,9 @@ check_PROGRAMS += tests/codec-hash.test
 TESTS += tests/codec-hash.test
 tests_codec_hash_test_SOURCES = tests/codec-hash.c
 tests_codec_hash_test_LDADD = $(DMO_CODEC_TEST_LIBS)
+
+# The levels an image header accepts are the ones the encoder produces.
+check_PROGRAMS += tests/codec-levels.test
+TESTS += tests/codec-levels.test
+tests_codec_levels_test_SOURCES = tests/codec-levels.c
+tests_codec_levels_test_LDADD = tests/libdmotest.a src/image/libdmo-image.a src/codec/libdmo-codec.a src/util/libdmo-util.a $(DMO_LIBS)

@@ -400,10 +400,9 @@ static int seal(struct hibernation *h, struct timer *t)
         if (cfg->hooks.stats_ready)
                 cfg->hooks.stats_ready(cfg->hooks.ctx, &h->res->stats);
 
-        /* Close the abort window first, then look: a request that raced the
-         * close is still seen here. */
-        dmo_progress_set_abortable(cfg->progress, false);
-        if (dmo_progress_abort_requested(cfg->progress))
+        /* One atomic step: an Esc either made it before the close (abort
+         * now) or is refused, never taken and then lost. */
+        if (dmo_progress_close_abort_window(cfg->progress))
                 return -ECANCELED;
 
         /* From here until the machine is down, dying would thaw the system

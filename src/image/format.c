@@ -313,7 +313,10 @@ int dmo_image_header_check(const struct dmo_image_header *h)
                 return -EINVAL;
         if (h->compress > DMO_COMPRESS_ZSTD)
                 return -EINVAL;
-        if (h->level < DMO_IMAGE_LEVEL_MIN || h->level > DMO_IMAGE_LEVEL_MAX)
+        /* Exactly the levels the writer can produce: its own range, and what
+         * the encoder of that algorithm accepts. */
+        if (h->level < DMO_IMAGE_LEVEL_MIN || h->level > DMO_IMAGE_LEVEL_MAX ||
+            dmo_compress_level_check((enum dmo_compress)h->compress, h->level) < 0)
                 return -EINVAL;
         if (h->chunk_pages == 0 || h->chunk_pages > DMO_CHUNK_MAX_PAGES)
                 return -EINVAL;

@@ -112,8 +112,9 @@ int dmo_sig_parse(const uint8_t *page, uint32_t page_size, struct dmo_sig *out);
 
 #define DMO_IMAGE_HEADER_LEN 1024u /* bytes defined by version 1.0 */
 
-/* Compression levels are the codec's business; the format keeps them
- * within what zstd and LZ4 accept. */
+/* Compression levels are the codec's business. The writer keeps them within
+ * this range, and dmo_image_header_check() accepts exactly the levels the
+ * writer can produce: this range and dmo_compress_level_check(). */
 #define DMO_IMAGE_LEVEL_MIN (-(1 << 17))
 #define DMO_IMAGE_LEVEL_MAX 255
 

@@ -12,8 +12,8 @@ DMO_IMAGE_TEST_LIBS = tests/libdmotest.a src/image/libdmo-image.a src/codec/libd
 check_PROGRAMS += tests/image-format.test tests/image-roundtrip.test
 TESTS += tests/image-format.test tests/image-roundtrip.test
 tests_image_format_test_SOURCES = tests/image-format.c
-tests_image_format_test_LDADD = tests/libdmotest.a src/image/libdmo-image.a kernel/libdmo-kernel.a \
-	src/util/libdmo-util.a $(DMO_LIBS)
+tests_image_format_test_LDADD = tests/libdmotest.a src/image/libdmo-image.a src/codec/libdmo-codec.a \
+	kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
 tests_image_roundtrip_test_SOURCES = tests/image-roundtrip.c tests/image-testutil.h
 tests_image_roundtrip_test_LDADD = $(DMO_IMAGE_TEST_LIBS)
 

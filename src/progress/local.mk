@@ -6,3 +6,8 @@ check_PROGRAMS += tests/progress-model.test
 TESTS += tests/progress-model.test
 tests_progress_model_test_SOURCES = tests/progress-model.c
 tests_progress_model_test_LDADD = tests/libdmotest.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
+
+check_PROGRAMS += tests/progress-abort-race.test
+TESTS += tests/progress-abort-race.test
+tests_progress_abort_race_test_SOURCES = tests/progress-abort-race.c
+tests_progress_abort_race_test_LDADD = tests/libdmotest.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)

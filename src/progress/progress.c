@@ -25,6 +25,15 @@ static const unsigned resume_weights[DMO_PHASE_COUNT] = {
     [DMO_PHASE_RESTORE] = 5,
 };
 
+/* The abort request and the abort window share one atomic word: a request is
+ * taken (compare-and-swap) only while the window is open, and closing the
+ * window returns what was requested before it closed, so an Esc racing the
+ * close is either taken and seen by the engine or refused, never lost. */
+enum {
+        ABORT_OPEN = 1u,      /* the run may still be aborted */
+        ABORT_REQUESTED = 2u, /* someone asked for it while it was open */
+};
+
 /* Throughput is re-estimated at most this often, whoever samples. */
 static const double rate_interval_s = 0.25;
 /* Weight of the newest rate estimate in the moving average. */
@@ -35,8 +44,7 @@ struct dmo_progress {
         _Alignas(64) atomic_uint_fast64_t pages_done;
         atomic_uint_fast64_t bytes_out;
         atomic_uint_fast64_t pages_total;
-        atomic_bool abort_requested;
-        atomic_bool abortable;
+        atomic_uint abort_state; /* ABORT_* bits: one word, so no request is lost */
         atomic_int phase;
 
         _Alignas(64) pthread_mutex_t lock;
@@ -68,8 +76,7 @@ int dmo_progress_new(enum dmo_mode mode, struct dmo_progress **out)
         atomic_init(&p->pages_done, 0);
         atomic_init(&p->bytes_out, 0);
         atomic_init(&p->pages_total, 0);
-        atomic_init(&p->abort_requested, false);
-        atomic_init(&p->abortable, true);
+        atomic_init(&p->abort_state, ABORT_OPEN);
         atomic_init(&p->phase, mode == DMO_MODE_HIBERNATE ? DMO_PHASE_PREPARE : DMO_PHASE_WAIT);
         pthread_mutex_init(&p->lock, NULL);
         p->mode = mode;
@@ -126,20 +133,36 @@ void dmo_progress_set_message(struct dmo_progress *p, const char *text)
 
 void dmo_progress_set_abortable(struct dmo_progress *p, bool abortable)
 {
-        atomic_store(&p->abortable, abortable);
+        if (abortable)
+                atomic_fetch_or(&p->abort_state, ABORT_OPEN);
+        else
+                atomic_fetch_and(&p->abort_state, ~(unsigned)ABORT_OPEN);
+}
+
+bool dmo_progress_close_abort_window(struct dmo_progress *p)
+{
+        unsigned old = atomic_fetch_and(&p->abort_state, ~(unsigned)ABORT_OPEN);
+        return (old & ABORT_REQUESTED) != 0;
 }
 
 bool dmo_progress_abort_requested(const struct dmo_progress *p)
 {
-        return atomic_load_explicit(&p->abort_requested, memory_order_relaxed);
+        /* The read-modify-writes above order every change of the word; an
+         * acquire load after a close sees every request the close saw. */
+        return (atomic_load_explicit(&p->abort_state, memory_order_acquire) & ABORT_REQUESTED) != 0;
 }
 
 bool dmo_progress_request_abort(struct dmo_progress *p)
 {
-        if (!atomic_load(&p->abortable))
-                return false;
-        atomic_store(&p->abort_requested, true);
-        return true;
+        unsigned old = atomic_load(&p->abort_state);
+        for (;;) {
+                if (!(old & ABORT_OPEN))
+                        return false;
+                if (old & ABORT_REQUESTED)
+                        return true; /* already asked for, and still in time */
+                if (atomic_compare_exchange_weak(&p->abort_state, &old, old | ABORT_REQUESTED))
+                        return true;
+        }
 }
 
 static const unsigned *weights_of(enum dmo_mode mode)
@@ -197,8 +220,9 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
         out->bytes_in = done * p->page_size;
         out->bytes_out = atomic_load_explicit(&p->bytes_out, memory_order_relaxed);
         out->elapsed_s = now;
-        out->abort_requested = atomic_load(&p->abort_requested);
-        out->abortable = atomic_load(&p->abortable);
+        unsigned abort_state = atomic_load(&p->abort_state);
+        out->abort_requested = (abort_state & ABORT_REQUESTED) != 0;
+        out->abortable = (abort_state & ABORT_OPEN) != 0;
         /* Until the first smoothed estimate, the average since the phase began
          * (short runs end before the first estimate). */
         double bps = p->rate_bps;

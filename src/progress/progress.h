@@ -73,9 +73,17 @@ void dmo_progress_add_bytes(struct dmo_progress *p, uint64_t bytes_out);
 void dmo_progress_set_message(struct dmo_progress *p, const char *text);
 void dmo_progress_set_abortable(struct dmo_progress *p, bool abortable);
 bool dmo_progress_abort_requested(const struct dmo_progress *p);
+/* Closes the abort window and says, in the same atomic step, whether an abort
+ * was accepted before it closed: true means the engine must abort. After it
+ * returns, dmo_progress_request_abort() refuses every request, so a request
+ * is either reported here (or earlier) or refused, never accepted and lost.
+ * Use it instead of set_abortable(false) followed by abort_requested(). */
+bool dmo_progress_close_abort_window(struct dmo_progress *p);
 
-/* Anyone (key reader, signal handler-safe): asks the engine to abort. Has an
- * effect only while the run is abortable. Returns true if accepted. */
+/* Anyone (key reader, another thread; lock-free and async-signal-safe): asks
+ * the engine to abort. One atomic compare-and-swap: accepted only while the
+ * abort window is open. Returns true if the abort was taken (then the engine
+ * sees it), false if the window was already closed. */
 bool dmo_progress_request_abort(struct dmo_progress *p);
 
 /* Renderer side. Safe to call from any thread at any rate. */
