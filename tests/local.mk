@@ -23,22 +23,22 @@ tests_fuzz_codec_decode_test_LDADD = src/codec/libdmo-codec.a src/util/libdmo-ut
 check_PROGRAMS += tests/fuzz-image-chunk.test
 TESTS += tests/fuzz-image-chunk.test
 tests_fuzz_image_chunk_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-image-chunk.c
-tests_fuzz_image_chunk_test_LDADD = src/image/libdmo-image.a src/codec/libdmo-codec.a kernel/libdmo-kernel.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_fuzz_image_chunk_test_LDADD = $(DMO_IMAGE_DEPS) $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-image-extents.test
 TESTS += tests/fuzz-image-extents.test
 tests_fuzz_image_extents_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-image-extents.c
-tests_fuzz_image_extents_test_LDADD = src/image/libdmo-image.a src/codec/libdmo-codec.a kernel/libdmo-kernel.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_fuzz_image_extents_test_LDADD = $(DMO_IMAGE_DEPS) $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-image-header.test
 TESTS += tests/fuzz-image-header.test
 tests_fuzz_image_header_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-image-header.c
-tests_fuzz_image_header_test_LDADD = src/image/libdmo-image.a src/codec/libdmo-codec.a kernel/libdmo-kernel.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_fuzz_image_header_test_LDADD = $(DMO_IMAGE_DEPS) $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-resume.test
 TESTS += tests/fuzz-resume.test
 tests_fuzz_resume_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-resume.c
-tests_fuzz_resume_test_LDADD = src/image/libdmo-image.a src/codec/libdmo-codec.a kernel/libdmo-kernel.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_fuzz_resume_test_LDADD = $(DMO_IMAGE_DEPS) $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-font.test
 TESTS += tests/fuzz-font.test
@@ -133,6 +133,4 @@ check-vm: dormouse$(EXEEXT)
 check_PROGRAMS += tests/fault-matrix.test
 TESTS += tests/fault-matrix.test
 tests_fault_matrix_test_SOURCES = tests/fault-matrix.c tests/image-testutil.h
-tests_fault_matrix_test_LDADD = tests/libdmotest.a src/engine/libdmo-engine.a \
-	src/image/libdmo-image.a src/codec/libdmo-codec.a src/crypto/libdmo-crypto.a \
-	src/progress/libdmo-progress.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_fault_matrix_test_LDADD = tests/libdmotest.a $(DMO_ENGINE_DEPS) $(DMO_LIBS)

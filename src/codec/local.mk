@@ -28,4 +28,4 @@ tests_codec_hash_test_LDADD = $(DMO_CODEC_TEST_LIBS)
 check_PROGRAMS += tests/codec-levels.test
 TESTS += tests/codec-levels.test
 tests_codec_levels_test_SOURCES = tests/codec-levels.c
-tests_codec_levels_test_LDADD = tests/libdmotest.a src/image/libdmo-image.a src/codec/libdmo-codec.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_codec_levels_test_LDADD = tests/libdmotest.a $(DMO_IMAGE_DEPS) $(DMO_LIBS)

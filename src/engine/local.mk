@@ -12,6 +12,4 @@ tests_bench_hibernate_LDADD = $(DMO_LIBS_ALL) $(DMO_LIBS)
 check_PROGRAMS += tests/engine-sequence.test
 TESTS += tests/engine-sequence.test
 tests_engine_sequence_test_SOURCES = tests/engine-sequence.c tests/image-testutil.h
-tests_engine_sequence_test_LDADD = tests/libdmotest.a src/engine/libdmo-engine.a \
-	src/image/libdmo-image.a src/codec/libdmo-codec.a src/crypto/libdmo-crypto.a \
-	src/progress/libdmo-progress.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_engine_sequence_test_LDADD = tests/libdmotest.a $(DMO_ENGINE_DEPS) $(DMO_LIBS)

@@ -6,14 +6,12 @@ src_image_libdmo_image_a_SOURCES = src/image/format.c src/image/format.h \
 	src/image/writer.c src/image/writer.h \
 	src/image/reader.c src/image/reader.h src/image/info.c
 
-DMO_IMAGE_TEST_LIBS = tests/libdmotest.a src/image/libdmo-image.a src/codec/libdmo-codec.a \
-	src/progress/libdmo-progress.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
+DMO_IMAGE_TEST_LIBS = tests/libdmotest.a $(DMO_IMAGE_DEPS) $(DMO_LIBS)
 
 check_PROGRAMS += tests/image-format.test tests/image-roundtrip.test
 TESTS += tests/image-format.test tests/image-roundtrip.test
 tests_image_format_test_SOURCES = tests/image-format.c
-tests_image_format_test_LDADD = tests/libdmotest.a src/image/libdmo-image.a src/codec/libdmo-codec.a \
-	kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_image_format_test_LDADD = tests/libdmotest.a $(DMO_IMAGE_DEPS) $(DMO_LIBS)
 tests_image_roundtrip_test_SOURCES = tests/image-roundtrip.c tests/image-testutil.h
 tests_image_roundtrip_test_LDADD = $(DMO_IMAGE_TEST_LIBS)
 
