@@ -25,9 +25,25 @@ dmo-print-dirs:
 MK
 )
 eval "$vars"
+
+# The installation is checked with both halves where the system reads them,
+# as configure's defaults put them. A build configured with other
+# directories (distcheck puts them under its prefix) is installed with the
+# system's directories given on the make command line instead.
+layout=""
+case "$initramfstoolsdir" in
+/usr/share/initramfs-tools | /etc/initramfs-tools) ;;
+*)
+	systemdsystemunitdir=/usr/lib/systemd/system
+	initramfstoolsdir=/usr/share/initramfs-tools
+	dracutmodulesdir=/usr/lib/dracut/modules.d
+	layout="systemdsystemunitdir=$systemdsystemunitdir initramfstoolsdir=$initramfstoolsdir"
+	layout="$layout dracutmodulesdir=$dracutmodulesdir"
+	;;
+esac
 check "the build names its installation directories" test -n "${pkgdatadir:-}" -a -n "${initramfstoolsdir:-}"
 
-if (cd "$builddir" && $MAKE -s install DESTDIR="$dest") >"$dest.log" 2>&1; then
+if (cd "$builddir" && $MAKE -s install DESTDIR="$dest" $layout) >"$dest.log" 2>&1; then
 	ok "make install DESTDIR=... succeeds"
 else
 	not_ok "make install DESTDIR=... succeeds"
@@ -112,7 +128,7 @@ check "make install has no warning when both halves are active" \
 
 # An administrator's /etc/dormouse.conf survives a reinstall.
 echo "theme = nocturne # mine" >"$root$sysconfdir/dormouse.conf"
-(cd "$builddir" && $MAKE -s install-data DESTDIR="$dest") >/dev/null 2>&1
+(cd "$builddir" && $MAKE -s install-data DESTDIR="$dest" $layout) >/dev/null 2>&1
 check "make install keeps an existing $sysconfdir/dormouse.conf" \
 	grep -q "# mine" "$root$sysconfdir/dormouse.conf"
 
@@ -139,14 +155,14 @@ fi
 # (what --prefix=/usr/local used to do): the drop-in must not be active,
 # and the end of "make install" says so loudly.
 dest2=$dest/elsewhere
-out=$(cd "$builddir" && $MAKE -s install DESTDIR="$dest2" \
+out=$(cd "$builddir" && $MAKE -s install DESTDIR="$dest2" systemdsystemunitdir="$systemdsystemunitdir" \
 	initramfstoolsdir="$datadir/initramfs-tools" dracutmodulesdir="$prefix/lib/dracut/modules.d" 2>&1)
 check "no resume half read by the system: the drop-in is not installed in $systemdsystemunitdir" \
 	test ! -e "$dest2$dropin_path" -a -s "$dest2$pkgdatadir/systemd/systemd-hibernate.service.d/dormouse.conf"
 check "no resume half read by the system: make install warns loudly" \
 	sh -c 'printf "%s" "$1" | grep -q "WARNING: no initramfs would resume" &&
 		printf "%s" "$1" | grep -q "initramfs-tools): $2/initramfs-tools: NOT ACTIVE"' sh "$out" "$datadir"
-(cd "$builddir" && $MAKE -s uninstall DESTDIR="$dest2" \
+(cd "$builddir" && $MAKE -s uninstall DESTDIR="$dest2" systemdsystemunitdir="$systemdsystemunitdir" \
 	initramfstoolsdir="$datadir/initramfs-tools" dracutmodulesdir="$prefix/lib/dracut/modules.d") >/dev/null 2>&1
 check "uninstall takes the parked drop-in away" \
 	test ! -e "$dest2$pkgdatadir/systemd/systemd-hibernate.service.d/dormouse.conf"
@@ -157,13 +173,13 @@ rm -rf "$dest2"
 # initramfs-tools there, active.
 fake=$dest/fake-root
 mkdir -p "$fake"
-out=$(cd "$builddir" && DMO_CHECK_ROOT="$fake" $MAKE -s install DESTDIR="$dest2" 2>&1)
+out=$(cd "$builddir" && DMO_CHECK_ROOT="$fake" $MAKE -s install DESTDIR="$dest2" $layout 2>&1)
 check "a system without initramfs-tools or dracut: the drop-in is parked, with a warning" \
 	sh -c 'test ! -e "$1" && printf "%s" "$2" | grep -q "initramfs-tools is not installed" &&
 		printf "%s" "$2" | grep -q WARNING' sh "$dest2$dropin_path" "$out"
 mkdir -p "$fake/usr/share/initramfs-tools"
 touch "$fake/usr/share/initramfs-tools/hook-functions"
-out=$(cd "$builddir" && DMO_CHECK_ROOT="$fake" $MAKE -s install DESTDIR="$dest2" 2>&1)
+out=$(cd "$builddir" && DMO_CHECK_ROOT="$fake" $MAKE -s install DESTDIR="$dest2" $layout 2>&1)
 check "a system with initramfs-tools: the drop-in is active, the parked one gone" \
 	test -s "$dest2$dropin_path" -a ! -e "$dest2$pkgdatadir/systemd/systemd-hibernate.service.d/dormouse.conf"
 rm -rf "$dest2" "$fake"
@@ -187,11 +203,20 @@ conf_case()
 if [ -n "${DMO_SRCDIR:-}" ] && [ ! -e "$DMO_SRCDIR/config.status" ]; then
 	conf_case /usr /etc
 	conf_case /usr /opt/etc --sysconfdir=/opt/etc
+	# Whatever the prefix, the initramfs pieces go where the tools read them.
+	mkdir -p "$dest/conf-build"
+	got=$(cd "$dest/conf-build" && "$DMO_SRCDIR/configure" -q --cache-file="$dest/config.cache" \
+		--prefix=/opt/dm >/dev/null 2>&1 &&
+		sed -n -e 's/^initramfstoolsdir = //p' -e 's/^systemdsystemunitdir = //p' Makefile | tr '\n' ' ')
+	rm -rf "$dest/conf-build"
+	check "configure --prefix=/opt/dm: initramfs-tools and systemd directories are the system's ($got)" \
+		sh -c 'case "$1" in "/usr/share/initramfs-tools /lib/systemd/system " | \
+			"/usr/share/initramfs-tools /usr/lib/systemd/system ") ;; *) exit 1 ;; esac' sh "$got"
 	rm -f "$dest/config.cache"
 fi
 
 # Uninstall removes everything but the administrator's changed file.
-(cd "$builddir" && $MAKE -s uninstall DESTDIR="$dest") >/dev/null 2>&1
+(cd "$builddir" && $MAKE -s uninstall DESTDIR="$dest" $layout) >/dev/null 2>&1
 left=$(cd "$dest" && find . -type f ! -path './unit-check/*' ! -name all-keys.conf | sort | tr '\n' ' ')
 check "make uninstall leaves only the changed $sysconfdir/dormouse.conf${left:+ ($left)}" \
 	test "$left" = ".$sysconfdir/dormouse.conf "

@@ -28,8 +28,10 @@ for page in man/dormouse.8 man/dormouse.conf.5 man/dormouse-themes.7; do
 		skip "$page renders without warnings" "groff is not installed (groff-base)"
 		continue
 	fi
-	# -ww: every warning; -z: no output; -t: tables. Rendered as man does.
-	out=$(LC_ALL=C.UTF-8 "$groff" -man -ww -z -t -Tutf8 "$f" 2>&1)
+	# -ww: every warning but "break" (-Wbreak): an installation path longer
+	# than the line (distcheck's) cannot be adjusted, and that is not a
+	# fault of the page. -z: no output; -t: tables. Rendered as man does.
+	out=$(LC_ALL=C.UTF-8 "$groff" -man -ww -Wbreak -z -t -Tutf8 "$f" 2>&1)
 	if [ -z "$out" ]; then
 		ok "$page renders without warnings"
 	else
