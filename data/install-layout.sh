@@ -28,6 +28,8 @@ action=${1:-}
 dropin_src=${2:-}
 : "${DESTDIR:=}" "${MKDIR_P:=mkdir -p}" "${INSTALL_DATA:=install -m 644}"
 : "${dracut_system_modulesdir:=/usr/lib/dracut/modules.d}"
+: "${sysconfdir:?}" "${pkgdatadir:?}" "${systemdsystemunitdir:?}" "${initramfstoolsdir:?}" \
+	"${dracutmodulesdir:?}"
 
 dropin_name=systemd-hibernate.service.d/dormouse.conf
 parked_dir=$pkgdatadir/systemd
