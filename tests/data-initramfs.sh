@@ -104,6 +104,17 @@ run 1 "root=/dev/vda1" RESUME=UUID=0a1b2c3d
 check "premount: \"resume device\" in dormouse.conf wins over conf.d/resume" \
 	test "$(calls | sed -n 's/^args://p')" = "resume"
 rm -f "$root/etc/dormouse.conf"
+# The hook records where it put the configuration (the path the binary
+# reads, $sysconfdir/dormouse.conf); the script looks there.
+cp "$root/conf/conf.d/dormouse" "$tmp/conf.d.saved"
+echo "DORMOUSE_CONF='/usr/local/etc/dormouse.conf'" >>"$root/conf/conf.d/dormouse"
+mkdir -p "$root/usr/local/etc"
+echo "resume-device: /dev/vdc" >"$root/usr/local/etc/dormouse.conf"
+run 1 "root=/dev/vda1" RESUME=UUID=0a1b2c3d
+check "premount: \"resume device\" in the file named by DORMOUSE_CONF wins over conf.d/resume" \
+	test "$(calls | sed -n 's/^args://p')" = "resume"
+cp "$tmp/conf.d.saved" "$root/conf/conf.d/dormouse"
+rm -rf "$root/usr/local"
 
 run 1 "root=/dev/vda1 resume=/dev/vdb noresume"
 check "premount: with noresume dormouse still runs (and discards the image)" \
@@ -114,9 +125,16 @@ check "premount: LANGUAGE and LANG from the boot command line are kept" \
 	sh -c 'grep -qx "LANG=fr_FR.UTF-8 LANGUAGE=fr" "$1/tmp/calls"' sh "$root"
 
 cp "$root/plymouth.fake" "$root/bin/plymouth"
+plymouth_calls() { tr '\n' ' ' <"$root/tmp/plymouth"; }
 run 1 "root=/dev/vda1 resume=/dev/vdb"
-check "premount: plymouth lets go of the display and takes it back" \
-	test "$(tr '\n' ' ' <"$root/tmp/plymouth")" = "plymouth --ping plymouth deactivate plymouth reactivate "
+check "premount: no image: plymouth lets go of the display and takes it back for the boot" \
+	test "$(plymouth_calls)" = "plymouth --ping plymouth deactivate plymouth reactivate "
+run 3 "root=/dev/vda1 resume=/dev/vdb"
+check "premount: image refused: plymouth lets go of the display and quits (the reason stays readable)" \
+	test "$(plymouth_calls)" = "plymouth --ping plymouth deactivate plymouth quit "
+run 2 "root=/dev/vda1 resume=/dev/vdb"
+check "premount: configuration error: plymouth quits" \
+	test "$(plymouth_calls)" = "plymouth --ping plymouth deactivate plymouth quit "
 rm -f "$root/bin/plymouth"
 
 rm -f "$root/tmp/calls"
@@ -141,6 +159,16 @@ check "dracut: a refused image is reported" logged "not restored"
 check "dracut: the hook returns to dracut afterwards" test "$out" = "after-hook"
 out=$(dracut_run 1)
 check "dracut: no image is quiet and returns" test "$out" = "after-hook" -a ! -s "$root/tmp/log"
+cp "$root/plymouth.fake" "$root/bin/plymouth"
+rm -f "$root/tmp/plymouth"
+dracut_run 1 >/dev/null
+check "dracut: no image: plymouth lets go of the display and takes it back" \
+	test "$(plymouth_calls)" = "plymouth --ping plymouth deactivate plymouth reactivate "
+rm -f "$root/tmp/plymouth"
+dracut_run 3 >/dev/null
+check "dracut: image refused: plymouth lets go of the display and quits" \
+	test "$(plymouth_calls)" = "plymouth --ping plymouth deactivate plymouth quit "
+rm -f "$root/bin/plymouth"
 
 # --- dormouse-sleep-hooks (systemd side), in the same chroot ----------------------
 mkdir -p "$root/etc/systemd/system-sleep" "$root/usr/lib/systemd/system-sleep"
@@ -187,15 +215,37 @@ hook()
 {
 	rm -rf "$host/log" "$host/dest"
 	mkdir -p "$host/dest"
-	env LOG="$host/log" DESTDIR="$host/dest" MODULES="${1:-most}" sh "$host/hook" 2>"$host/err"
+	env LOG="$host/log" DESTDIR="$host/dest" MODULES="${1:-most}" DORMOUSE_SYSFS="$host/sys" \
+		sh "$host/hook" 2>"$host/err"
 }
 has() { grep -q -- "$1" "$host/log"; }
+
+# A machine's sysfs as the hooks see it: card0 on bochs-drm (module
+# "bochs"), card1 on i915, their connectors (whose device is the card, with
+# no driver), and a render node.
+sys=$host/sys
+fake_card() # fake_card CARD PCI-ADDRESS DRIVER MODULE
+{
+	dev=$sys/devices/pci0000:00/$2
+	mkdir -p "$dev/drm/$1/$1-Virtual-1" "$sys/bus/pci/drivers/$3" "$sys/module/$4" "$sys/class/drm"
+	ln -s "$sys/module/$4" "$sys/bus/pci/drivers/$3/module"
+	ln -s "$sys/bus/pci/drivers/$3" "$dev/driver"
+	ln -s "$dev" "$dev/drm/$1/device"
+	ln -s "$dev/drm/$1" "$dev/drm/$1/$1-Virtual-1/device"
+	ln -s "$dev/drm/$1" "$sys/class/drm/$1"
+	ln -s "$dev/drm/$1/$1-Virtual-1" "$sys/class/drm/$1-Virtual-1"
+}
+fake_card card0 0000:00:02.0 bochs-drm bochs
+fake_card card1 0000:00:03.0 i915 i915
+mkdir -p "$sys/class/drm/renderD128"
+drm_modules() { sed -n 's/^manual_add_modules //p' "$host/log" | sort | tr '\n' ' '; }
 
 printf 'theme = "nocturne"   # the night one\n' >"$host/etc/dormouse.conf"
 hook most
 check "hook: succeeds" test $? = 0
 check "hook: copies the binary with its libraries" has "^copy_exec $host/bin/dormouse /bin/dormouse$"
-check "hook: copies the configuration" has "^copy_file config $host/etc/dormouse.conf /etc/dormouse.conf$"
+check "hook: copies the configuration to the path the binary reads" \
+	has "^copy_file config $host/etc/dormouse.conf $host/etc/dormouse.conf$"
 check "hook: copies the default theme" has "themes/default/theme.conf"
 check "hook: copies the configured theme (quoted, with a comment)" has "themes/nocturne/moon.png"
 check "hook: copies the fonts" has "fonts/DejaVuSans.ttf"
@@ -203,19 +253,62 @@ check "hook: copies the catalogs" has "de/LC_MESSAGES/dormouse.mo"
 check "hook: takes the DRM drivers (MODULES=most)" has "^copy_modules_dir kernel/drivers/gpu/drm"
 check "hook: records the data directories for the boot script" \
 	grep -q "^DORMOUSE_THEMES_DIR='$host/share/dormouse/themes'$" "$host/dest/conf/conf.d/dormouse"
+check "hook: records where the configuration is for the boot script" \
+	grep -q "^DORMOUSE_CONF='$host/etc/dormouse.conf'$" "$host/dest/conf/conf.d/dormouse"
+
+check "hook: MODULES=most adds the machine's DRM drivers and simpledrm ($(drm_modules))" \
+	test "$(drm_modules)" = "bochs i915 simpledrm "
+
+hook dep
+check "hook: MODULES=dep adds the machine's DRM drivers and simpledrm ($(drm_modules))" \
+	test "$(drm_modules)" = "bochs i915 simpledrm "
+check "hook: MODULES=dep does not take the whole DRM tree" sh -c '! grep -q copy_modules_dir "$1"' sh "$host/log"
 
 hook list
 check "hook: MODULES=list adds no driver" sh -c '! grep -q "modules" "$1"' sh "$host/log"
+hook netboot
+check "hook: MODULES=netboot adds no driver" sh -c '! grep -q "modules" "$1"' sh "$host/log"
 
 printf 'splash = text\ntheme = nocturne\n' >"$host/etc/dormouse.conf"
 hook most
 check "hook: splash = text copies no theme, font or driver" \
-	sh -c '! grep -q -e themes/ -e fonts/ -e copy_modules_dir "$1"' sh "$host/log"
+	sh -c '! grep -q -e themes/ -e fonts/ -e _modules "$1"' sh "$host/log"
 
 printf 'theme = nosuch\n' >"$host/etc/dormouse.conf"
 hook most
 check "hook: an unknown theme is reported and the default is used" \
 	sh -c 'grep -q "nosuch" "$1/err" && grep -q themes/default "$1/log"' sh "$host"
+
+# --- the dracut module's module-setup.sh against stand-ins for dracut ------
+sed -e "s|@bindir[@]|$host/bin|g" -e "s|@sysconfdir[@]|$host/etc|g" \
+	-e "s|@pkgdatadir[@]|$host/share/dormouse|g" -e "s|@localedir[@]|$host/share/locale|g" \
+	"$srcdir/data/dracut/90dormouse/module-setup.sh.in" >"$host/module-setup.sh"
+dracut_setup() # dracut_setup FUNCTION: runs it, the calls go to $host/log
+{
+	rm -f "$host/log"
+	mkdir -p "$host/initdir"
+	env LOG="$host/log" DORMOUSE_SYSFS="$host/sys" initdir="$host/initdir" moddir=/moddir bash -c '
+		instmods() { echo "instmods hostonly=${hostonly-unset} $*" >>"$LOG"; }
+		inst_simple() { echo "inst_simple $*" >>"$LOG"; }
+		inst_binary() { echo "inst_binary $*" >>"$LOG"; }
+		inst_multiple() { :; }
+		inst_hook() { echo "inst_hook $*" >>"$LOG"; }
+		dwarn() { echo "dwarn $*" >>"$LOG"; }
+		hostonly=yes
+		. "$1"; "$2"' bash "$host/module-setup.sh" "$1" 2>"$host/err"
+}
+printf 'theme = nocturne\n' >"$host/etc/dormouse.conf"
+dracut_setup installkernel
+check "dracut: installkernel adds the machine's DRM drivers and simpledrm, also when hostonly" \
+	test "$(tr '\n' '|' <"$host/log")" = "instmods hostonly= bochs|instmods hostonly= i915|instmods hostonly= simpledrm|"
+dracut_setup install
+check "dracut: install copies the configuration to the path the binary reads" \
+	grep -qx "inst_simple $host/etc/dormouse.conf" "$host/log"
+check "dracut: install copies the configured theme" grep -q "themes/nocturne/moon.png" "$host/log"
+check "dracut: install adds the pre-mount hook" grep -q "^inst_hook pre-mount 10 /moddir/dormouse-resume.sh" "$host/log"
+printf 'splash = text\n' >"$host/etc/dormouse.conf"
+dracut_setup installkernel
+check "dracut: splash = text adds no DRM driver" test ! -s "$host/log"
 
 rm -f "$host/bin/dormouse"
 hook most

@@ -19,7 +19,7 @@
 #include "util/cleanup.h"
 #include "util/i18n.h"
 
-static const char default_config_path[] = "/etc/dormouse.conf";
+static const char default_config_path[] = DMO_SYSCONFDIR "/dormouse.conf";
 static const int default_resume_timeout_ms = 5000;
 
 void dmo_cli_error(const char *fmt, ...)

@@ -20,21 +20,27 @@ dormouse_resume() {
 
     # noresume is handled by dormouse itself: it discards the image, so a
     # stale one is not restored at a later boot over changed file systems.
+    # Plymouth lets go of the display while dormouse draws; it takes it
+    # back when the boot goes on normally, and quits after a failure so
+    # that the reason stays readable on the console.
     if command -v plymouth >/dev/null 2>&1 && plymouth --ping 2>/dev/null; then
         plymouth deactivate 2>/dev/null && plymouth=yes
     fi
     /bin/dormouse resume
     rc=$?
-    [ "$plymouth" = yes ] && plymouth reactivate 2>/dev/null
 
     case $rc in
-        0 | 1) ;;
+        0 | 1)
+            [ "$plymouth" = yes ] && plymouth reactivate 2>/dev/null
+            ;;
         3)
             warn "dormouse: the hibernation image was not restored (see above); booting normally"
             sleep "${DORMOUSE_REFUSED_PAUSE:-10}"
+            [ "$plymouth" = yes ] && plymouth quit 2>/dev/null
             ;;
         *)
             warn "dormouse resume failed with status $rc; booting normally"
+            [ "$plymouth" = yes ] && plymouth quit 2>/dev/null
             ;;
     esac
     return 0

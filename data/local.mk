@@ -1,0 +1,163 @@
+# data: what "make install" puts outside the program (themes, fonts, the
+# configuration, systemd, initramfs-tools, dracut, man pages, bash
+# completion), and what the release tarball carries besides the sources.
+#
+# systemdsystemunitdir, initramfstoolsdir, dracutmodulesdir and
+# bashcompletiondir come from configure (--with-...; the defaults are the
+# directories the system reads, which are not under --prefix). They can
+# still be overridden on the make command line.
+
+# Themes and fonts, in the directories the program searches (DMO_DATADIR).
+nobase_dist_pkgdata_DATA = \
+	themes/default/LICENSE themes/default/theme.conf \
+	themes/default/logo.png themes/default/logo@2x.png \
+	themes/minimal/LICENSE themes/minimal/theme.conf \
+	themes/nocturne/LICENSE themes/nocturne/theme.conf \
+	themes/nocturne/moon.png themes/nocturne/moon@2x.png \
+	themes/nocturne/stars.png themes/nocturne/stars@2x.png \
+	themes/nocturne/throbber-00.png themes/nocturne/throbber-00@2x.png \
+	themes/nocturne/throbber-01.png themes/nocturne/throbber-01@2x.png \
+	themes/nocturne/throbber-02.png themes/nocturne/throbber-02@2x.png \
+	themes/nocturne/throbber-03.png themes/nocturne/throbber-03@2x.png \
+	themes/nocturne/throbber-04.png themes/nocturne/throbber-04@2x.png \
+	themes/nocturne/throbber-05.png themes/nocturne/throbber-05@2x.png \
+	themes/nocturne/throbber-06.png themes/nocturne/throbber-06@2x.png \
+	themes/nocturne/throbber-07.png themes/nocturne/throbber-07@2x.png \
+	themes/nocturne/throbber-08.png themes/nocturne/throbber-08@2x.png \
+	themes/nocturne/throbber-09.png themes/nocturne/throbber-09@2x.png \
+	themes/nocturne/throbber-10.png themes/nocturne/throbber-10@2x.png \
+	themes/nocturne/throbber-11.png themes/nocturne/throbber-11@2x.png
+dmofontsdir = $(pkgdatadir)/fonts
+dist_dmofonts_DATA = fonts/DejaVuSans.ttf fonts/DejaVuSans-Bold.ttf fonts/LICENSE.DejaVu \
+	fonts/NotoSansArabic-Regular.ttf fonts/LICENSE.Noto-OFL
+
+# The documented example configuration; it becomes $(sysconfdir)/dormouse.conf
+# only where there is none yet (an administrator's file is never
+# overwritten). The program reads the same path (DMO_SYSCONFDIR).
+dist_doc_DATA = data/dormouse.conf doc/cli.md doc/config.md doc/integration.md doc/themes.md \
+	doc/image-format.md
+install-data-hook: dmo-install-conf
+dmo-install-conf:
+	@if test -e "$(DESTDIR)$(sysconfdir)/dormouse.conf"; then \
+	  echo "  keeping the existing $(DESTDIR)$(sysconfdir)/dormouse.conf"; \
+	else \
+	  $(MKDIR_P) "$(DESTDIR)$(sysconfdir)" && \
+	  $(INSTALL_DATA) $(srcdir)/data/dormouse.conf "$(DESTDIR)$(sysconfdir)/dormouse.conf"; \
+	fi
+# Uninstall takes it away only while it is still the unchanged example.
+uninstall-hook: dmo-uninstall-conf
+dmo-uninstall-conf:
+	@if cmp -s $(srcdir)/data/dormouse.conf "$(DESTDIR)$(sysconfdir)/dormouse.conf"; then \
+	  rm -f "$(DESTDIR)$(sysconfdir)/dormouse.conf"; \
+	elif test -e "$(DESTDIR)$(sysconfdir)/dormouse.conf"; then \
+	  echo "  keeping the changed $(DESTDIR)$(sysconfdir)/dormouse.conf"; \
+	fi
+.PHONY: dmo-install-conf dmo-uninstall-conf
+
+# Files that name installation paths are made from their .in templates.
+dmo_subst = sed -e 's|@bindir[@]|$(bindir)|g' -e 's|@sysconfdir[@]|$(sysconfdir)|g' \
+	-e 's|@pkgdatadir[@]|$(pkgdatadir)|g' -e 's|@localedir[@]|$(localedir)|g' \
+	-e 's|@pkglibexecdir[@]|$(pkglibexecdir)|g' -e 's|@docdir[@]|$(docdir)|g' \
+	-e 's|@systemdsystemunitdir[@]|$(systemdsystemunitdir)|g' \
+	-e 's|@initramfstoolsdir[@]|$(initramfstoolsdir)|g' \
+	-e 's|@dracutmodulesdir[@]|$(dracutmodulesdir)|g' \
+	-e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g'
+DMO_SUBST_FILES = data/systemd/systemd-hibernate.service.d/dormouse.conf \
+	data/systemd/dormouse-sleep-hooks data/initramfs-tools/hooks/dormouse \
+	data/dracut/90dormouse/module-setup.sh \
+	man/dormouse.8 man/dormouse.conf.5 man/dormouse-themes.7 data/bash-completion/dormouse
+$(DMO_SUBST_FILES): %: %.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(dmo_subst) $(srcdir)/$@.in >$@.tmp && \
+	  if test -x $(srcdir)/$@.in; then chmod +x $@.tmp; fi && mv -f $@.tmp $@
+CLEANFILES += $(DMO_SUBST_FILES)
+EXTRA_DIST += $(DMO_SUBST_FILES:=.in)
+
+# Man pages.
+nodist_man8_MANS = man/dormouse.8
+nodist_man5_MANS = man/dormouse.conf.5
+nodist_man7_MANS = man/dormouse-themes.7
+
+# bash completion for "dormouse".
+if DMO_BASH_COMPLETION
+nodist_bashcompletion_DATA = data/bash-completion/dormouse
+endif
+
+# systemd: dormouse behind the desktop's Hibernate (systemd-hibernate.service).
+# data/install-layout.sh installs the drop-in only where it is safe: where
+# systemd reads it *and* an initramfs hook that can resume is installed
+# where initramfs-tools or dracut read it; otherwise it is parked, inactive,
+# in $(pkgdatadir)/systemd and the end of "make install" says so.
+nodist_pkglibexec_SCRIPTS = data/systemd/dormouse-sleep-hooks
+dmo_layout = env DESTDIR='$(DESTDIR)' MKDIR_P='$(MKDIR_P)' INSTALL_DATA='$(INSTALL_DATA)' \
+	sysconfdir='$(sysconfdir)' pkgdatadir='$(pkgdatadir)' \
+	systemdsystemunitdir='$(systemdsystemunitdir)' initramfstoolsdir='$(initramfstoolsdir)' \
+	dracutmodulesdir='$(dracutmodulesdir)' \
+	dracut_system_modulesdir='$(DRACUT_SYSTEM_MODULESDIR)' \
+	$(SHELL) $(srcdir)/data/install-layout.sh
+# After the configuration file: the summary ends "make install".
+install-data-hook: dmo-install-layout
+dmo-install-layout: dmo-install-conf data/systemd/systemd-hibernate.service.d/dormouse.conf
+	@$(dmo_layout) install data/systemd/systemd-hibernate.service.d/dormouse.conf
+uninstall-hook: dmo-uninstall-layout
+dmo-uninstall-layout:
+	@$(dmo_layout) uninstall
+.PHONY: dmo-install-layout dmo-uninstall-layout
+EXTRA_DIST += data/install-layout.sh
+all-local: data/systemd/systemd-hibernate.service.d/dormouse.conf
+
+# initramfs-tools (Debian, Ubuntu): the hook and the resume script.
+if DMO_INITRAMFS_TOOLS
+initramfshooksdir = $(initramfstoolsdir)/hooks
+nodist_initramfshooks_SCRIPTS = data/initramfs-tools/hooks/dormouse
+initramfspremountdir = $(initramfstoolsdir)/scripts/local-premount
+dist_initramfspremount_SCRIPTS = data/initramfs-tools/scripts/local-premount/dormouse
+else
+EXTRA_DIST += data/initramfs-tools/scripts/local-premount/dormouse
+endif
+
+# dracut (Fedora, Arch, openSUSE): the 90dormouse module.
+if DMO_DRACUT
+dracutmoduledir = $(dracutmodulesdir)/90dormouse
+nodist_dracutmodule_SCRIPTS = data/dracut/90dormouse/module-setup.sh
+dist_dracutmodule_SCRIPTS = data/dracut/90dormouse/dormouse-resume.sh
+else
+EXTRA_DIST += data/dracut/90dormouse/dormouse-resume.sh
+endif
+
+# The catalogs (msgfmt --check, complete, a real lookup), the installed
+# tree, the initramfs scripts run in a busybox chroot, the man pages and the
+# completion.
+TESTS += tests/po-catalogs.sh tests/data-install.sh tests/data-initramfs.sh tests/data-man.sh
+EXTRA_DIST += tests/po-catalogs.sh tests/data-install.sh tests/data-initramfs.sh \
+	tests/data-man.sh tests/tap.sh
+AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; MSGFMT='$(MSGFMT)'; XGETTEXT='$(XGETTEXT)'; \
+	MSGMERGE='$(MSGMERGE)'; GROFF='$(GROFF)'; export MAKE MSGFMT XGETTEXT MSGMERGE GROFF;
+tests/po-catalogs.log: dormouse$(EXEEXT)
+tests/data-man.log: dormouse$(EXEEXT) $(nodist_man8_MANS) $(nodist_man5_MANS) $(nodist_man7_MANS) \
+	data/bash-completion/dormouse
+
+# --- the release tarball ------------------------------------------------------
+# Everything git tracks that a build, a test or a packager needs.
+EXTRA_DIST += autogen.sh README.md demo.sh themes/README.md fonts/README.md \
+	themes/theme-strings.c themes/tools/make-art.c \
+	tests/run-suite tests/demo-run tests/fuzz/libfuzzer.sh tests/fuzz/corpus \
+	tools/install-deps tools/packages
+# tests/vm is copied without what its runs leave there (the cached Debian
+# root file system, screendumps, Python's byte code).
+dist-hook: dmo-dist-vm
+dmo-dist-vm:
+	@dd=`cd $(distdir) && pwd`; cd $(srcdir) && \
+	find tests/vm \( -name cache -o -name out -o -name __pycache__ \) -prune -o -type f -print | \
+	while read -r f; do \
+	  $(MKDIR_P) "$$dd/$${f%/*}" && cp -p "$$f" "$$dd/$$f" || exit 1; \
+	done
+.PHONY: dmo-dist-vm
+
+# distcheck installs as an ordinary user under a temporary prefix: the
+# system directories are put under it too (install-layout.sh then parks
+# the drop-in, which is what it must do there).
+AM_DISTCHECK_CONFIGURE_FLAGS = --enable-werror \
+	--with-systemdsystemunitdir='$$(prefix)/lib/systemd/system' \
+	--with-initramfs-tools-dir='$$(datadir)/initramfs-tools' \
+	--with-dracut-dir='$$(prefix)/lib/dracut/modules.d' \
+	--with-bashcompletiondir='$$(datadir)/bash-completion/completions'
