@@ -33,10 +33,12 @@ if ! "$chroot" "$root" /bin/busybox --install -s /bin 2>/dev/null; then
 fi
 cat >"$root/scripts/functions" <<'SH'
 log_warning_msg() { echo "W: $*" >>/tmp/log; }
+panic() { echo "PANIC: $*" >>/tmp/log; exit 1; }
 SH
 cat >"$root/lib/dracut-lib.sh" <<'SH'
 warn() { echo "W: $*" >>/tmp/log; }
 getargbool() { return 1; }
+emergency_shell() { echo "EMERGENCY: $*" >>/tmp/log; exit 1; }
 SH
 cat >"$root/dormouse.fake" <<'SH'
 #!/bin/sh
@@ -86,6 +88,10 @@ check "premount: no image is quiet" test ! -s "$root/tmp/log"
 run 3 "root=/dev/vda1 resume=/dev/vdb"
 check "premount: a refused image (3) lets the boot go on" test $? = 0
 check "premount: a refused image is reported" logged "not restored"
+
+run 7 "root=/dev/vda1 resume=/dev/vdb"
+check "premount: an image that could not be removed (7) stops the boot" test $? != 0
+check "premount: the stop drops to a shell (panic) and says why" logged "PANIC: dormouse: the hibernation image is still"
 
 run 2 "root=/dev/vda1"
 check "premount: a configuration error (2) lets the boot go on" test $? = 0
@@ -157,6 +163,10 @@ dracut_run()
 out=$(dracut_run 3)
 check "dracut: a refused image is reported" logged "not restored"
 check "dracut: the hook returns to dracut afterwards" test "$out" = "after-hook"
+out=$(dracut_run 7)
+check "dracut: an image that could not be removed (7) stops in an emergency shell" \
+	logged "EMERGENCY: -n dormouse dormouse: the hibernation image is still"
+check "dracut: the stop does not return to the boot" test "$out" != "after-hook"
 out=$(dracut_run 1)
 check "dracut: no image is quiet and returns" test "$out" = "after-hook" -a ! -s "$root/tmp/log"
 cp "$root/plymouth.fake" "$root/bin/plymouth"

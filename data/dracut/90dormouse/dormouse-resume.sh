@@ -2,7 +2,9 @@
 # dracut pre-mount hook (sourced by dracut, so it must not exit): restore a
 # dormouse hibernation image before anything can enable swap. Exit status
 # of "dormouse resume": no return on success, 1 no image, 2 configuration
-# error, 3 image refused (swap area usable again); boot goes on after any.
+# error, 3 image refused (swap area usable again); boot goes on after these.
+# 7: the image could not be removed and is still there: the boot stops in an
+# emergency shell before the root is mounted.
 
 type getargbool >/dev/null 2>&1 || . /lib/dracut-lib.sh
 
@@ -37,6 +39,12 @@ dormouse_resume() {
             warn "dormouse: the hibernation image was not restored (see above); booting normally"
             sleep "${DORMOUSE_REFUSED_PAUSE:-10}"
             [ "$plymouth" = yes ] && plymouth quit 2>/dev/null
+            ;;
+        7)
+            # The image is still on the resume device and could not be
+            # removed: stop before the root is mounted read-write.
+            [ "$plymouth" = yes ] && plymouth quit 2>/dev/null
+            emergency_shell -n dormouse "dormouse: the hibernation image is still on the resume device and could not be removed (see above). The boot stops here so that no file system changes under it. Make the device writable and run 'dormouse resume', or 'dormouse resume --noresume' to discard the image, then exit this shell."
             ;;
         *)
             warn "dormouse resume failed with status $rc; booting normally"
