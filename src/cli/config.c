@@ -3,7 +3,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
+#include "util/parse.h"
 
 enum key_id {
         KEY_RESUME_DEVICE,
@@ -104,50 +104,6 @@ static void canonical_key(const char *key, size_t len, char *out, size_t out_len
         out[o] = '\0';
 }
 
-int dmo_parse_size(const char *s, uint64_t *bytes)
-{
-        char *end;
-        errno = 0;
-        double v = strtod(s, &end);
-        if (end == s || errno || !isfinite(v) || v < 0)
-                return -EINVAL;
-        while (*end == ' ')
-                end++;
-        double mult = 1;
-        switch (tolower((unsigned char)*end)) {
-        case '\0':
-                break;
-        case 'k':
-                mult = 1024.0;
-                break;
-        case 'm':
-                mult = 1024.0 * 1024;
-                break;
-        case 'g':
-                mult = 1024.0 * 1024 * 1024;
-                break;
-        case 't':
-                mult = 1024.0 * 1024 * 1024 * 1024;
-                break;
-        default:
-                return -EINVAL;
-        }
-        if (*end) {
-                end++;
-                if (tolower((unsigned char)*end) == 'i')
-                        end++;
-                if (tolower((unsigned char)*end) == 'b')
-                        end++;
-                if (*end)
-                        return -EINVAL;
-        }
-        double r = v * mult;
-        if (r >= 18446744073709551615.0)
-                return -ERANGE;
-        *bytes = (uint64_t)r;
-        return 0;
-}
-
 int dmo_shutdown_parse(const char *s, enum dmo_shutdown *out)
 {
         static const struct {
@@ -181,17 +137,6 @@ const char *dmo_shutdown_name(enum dmo_shutdown s)
         return "?";
 }
 
-static int parse_int(const char *s, long long min, long long max, long long *out)
-{
-        char *end;
-        errno = 0;
-        long long v = strtoll(s, &end, 0);
-        if (end == s || *end || errno || v < min || v > max)
-                return -EINVAL;
-        *out = v;
-        return 0;
-}
-
 static bool parse_bool(const char *s, bool *out)
 {
         static const char *const yes[] = {"y", "yes", "true", "on", "1"};
@@ -209,8 +154,7 @@ static bool parse_bool(const char *s, bool *out)
 
 static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
 {
-        long long n;
-        uint64_t bytes;
+        uint64_t n, bytes;
         bool b;
 
         switch (id) {
@@ -220,9 +164,9 @@ static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
                 snprintf(cfg->resume_device, sizeof(cfg->resume_device), "%s", value);
                 return 0;
         case KEY_RESUME_OFFSET:
-                if (parse_int(value, 0, INT64_MAX / 65536, &n) < 0)
+                if (dmo_parse_u64_range(value, 0, INT64_MAX / 65536, &n) < 0)
                         return -EINVAL;
-                cfg->resume_offset = n;
+                cfg->resume_offset = (int64_t)n;
                 return 0;
         case KEY_IMAGE_SIZE:
                 if (dmo_parse_size(value, &bytes) < 0 || bytes > INT64_MAX)
@@ -241,7 +185,7 @@ static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
                 cfg->compress_set = true;
                 return 0;
         case KEY_COMPRESS_LEVEL:
-                if (parse_int(value, 0, 22, &n) < 0)
+                if (dmo_parse_u64_range(value, 0, 22, &n) < 0)
                         return -EINVAL;
                 cfg->compress_level = (int)n;
                 return 0;
@@ -255,7 +199,7 @@ static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
                         cfg->threads = 0;
                         return 0;
                 }
-                if (parse_int(value, 0, 256, &n) < 0)
+                if (dmo_parse_u64_range(value, 0, 256, &n) < 0)
                         return -EINVAL;
                 cfg->threads = (unsigned)n;
                 return 0;
@@ -274,7 +218,7 @@ static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
                 snprintf(cfg->theme, sizeof(cfg->theme), "%s", value);
                 return 0;
         case KEY_RESUME_TIMEOUT:
-                if (parse_int(value, 0, 600000, &n) < 0)
+                if (dmo_parse_u64_range(value, 0, 600000, &n) < 0)
                         return -EINVAL;
                 cfg->resume_timeout_ms = (int)n;
                 return 0;
