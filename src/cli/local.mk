@@ -30,3 +30,15 @@ TESTS += tests/engine-corruption.test
 tests_engine_corruption_test_SOURCES = tests/engine-corruption.c
 tests_engine_corruption_test_LDADD = tests/libdmotest.a
 tests/engine-corruption.log: dormouse$(EXEEXT)
+
+check_PROGRAMS += tests/cli-exit.test
+TESTS += tests/cli-exit.test
+tests_cli_exit_test_SOURCES = tests/cli-exit.c
+tests_cli_exit_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/util/libdmo-util.a $(DMO_LIBS)
+
+# Bad input on the command line, through the program.
+check_PROGRAMS += tests/cli-options.test
+TESTS += tests/cli-options.test
+tests_cli_options_test_SOURCES = tests/cli-options.c
+tests_cli_options_test_LDADD = tests/libdmotest.a
+tests/cli-options.log: dormouse$(EXEEXT)
