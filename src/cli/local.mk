@@ -2,7 +2,7 @@
 bin_PROGRAMS += dormouse
 dormouse_SOURCES = src/cli/main.c
 noinst_LIBRARIES += src/cli/libdmo-cli.a
-src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config.h \
+src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/config.h \
 	src/cli/cli.h src/cli/common.c src/cli/exit.c src/cli/kernel.c src/cli/target.c \
 	src/cli/steps.c src/cli/resume_report.c \
 	src/cli/display.c src/cli/display.h \
