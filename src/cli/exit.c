@@ -8,6 +8,8 @@
 #include "util/i18n.h"
 
 static void say(const char *kind, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+static void say(const char *kind, const char *fmt, va_list ap)
 {
         fprintf(stderr, "dormouse: %s: ", kind);
         vfprintf(stderr, fmt, ap);
