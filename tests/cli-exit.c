@@ -21,6 +21,7 @@ static void documented_exit_codes(void)
         CHECK_INT(dmo_cli_exit_status(DMO_CMD_RESUME, -EIO), ==, 3);
         CHECK_INT(dmo_cli_exit_status(DMO_CMD_RESUME, -ENOENT), ==, 3);
         CHECK_INT(dmo_cli_exit_status(DMO_CMD_RESUME, -ENOTRECOVERABLE), ==, 4);
+        CHECK_INT(dmo_cli_exit_status(DMO_CMD_RESUME, -EEXIST), ==, 7);
         CHECK_INT(dmo_cli_exit_status(DMO_CMD_INFO, 0), ==, 0);
         CHECK_INT(dmo_cli_exit_status(DMO_CMD_INFO, -ENODATA), ==, 1);
         CHECK_INT(dmo_cli_exit_status(DMO_CMD_INFO, -EINVAL), ==, 2);
@@ -40,6 +41,7 @@ static void results_of_one_command_do_not_leak_into_another(void)
         CHECK_INT(dmo_cli_exit_status(DMO_CMD_HIBERNATE, -ENODATA), ==, 6);
         CHECK_INT(dmo_cli_exit_status(DMO_CMD_RESUME, -ECANCELED), ==, 3);
         CHECK_INT(dmo_cli_exit_status(DMO_CMD_INFO, -ENOTRECOVERABLE), ==, 3);
+        CHECK_INT(dmo_cli_exit_status(DMO_CMD_HIBERNATE, -EEXIST), ==, 6);
 }
 
 /* Runs fn with stderr going to a file; returns what it printed. */
