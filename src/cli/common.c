@@ -60,7 +60,7 @@ int dmo_cli_parse_size(const char *option, const char *arg, uint64_t min, uint64
         return 0;
 }
 
-/* --kernel: false for the real kernel, true for the simulated one. */
+/* --kernel: the real kernel's /dev/snapshot, or the simulated kernel. */
 enum kernel_kind { KERNEL_SNAPSHOT, KERNEL_SIM };
 static const char *const kernel_kind_table[] = {
     [KERNEL_SNAPSHOT] = "snapshot",
