@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/cleanup.h"
+#include "util/strtable.h"
 
 struct dmo_fault_plan {
         bool has_enospc, has_eio_write, has_eio_read, has_readonly, has_eio_sync;
@@ -25,25 +26,8 @@ static const char *const checkpoint_names[DMO_CP_COUNT] = {
     [DMO_CP_SIGNATURE_REMOVED] = "signature-removed",
 };
 
-const char *dmo_checkpoint_name(enum dmo_checkpoint cp)
-{
-        if ((unsigned)cp >= DMO_CP_COUNT)
-                return NULL;
-        return checkpoint_names[cp];
-}
-
-int dmo_checkpoint_parse(const char *name, enum dmo_checkpoint *out)
-{
-        if (!name)
-                return -EINVAL;
-        for (unsigned i = 0; i < DMO_CP_COUNT; i++) {
-                if (strcmp(name, checkpoint_names[i]) == 0) {
-                        *out = (enum dmo_checkpoint)i;
-                        return 0;
-                }
-        }
-        return -EINVAL;
-}
+DMO_STRING_TABLE_TO_STRING(, dmo_checkpoint_name, enum dmo_checkpoint, checkpoint_names, NULL)
+DMO_STRING_TABLE_FROM_STRING(, dmo_checkpoint_parse, enum dmo_checkpoint, checkpoint_names)
 
 /* Plain decimal only: no sign, no spaces, no hex, no overflow. */
 static int parse_count(const char *s, uint64_t *out)

@@ -112,17 +112,63 @@ static void many_problems_do_not_overflow_the_notes(void)
         CHECK_INT(notes.dropped, ==, 100 - DMO_CONFIG_MAX_NOTES);
 }
 
-static void sizes_parse_with_units(void)
+/* The config's numbers go through util/parse.h (tested there): sizes take
+ * suffixes, numbers are decimal or 0x hex. Behaviour change: a leading zero
+ * no longer means octal ("010" was 8) and exponents ("1e3") are no size. */
+static void numbers_use_the_one_parser(void)
 {
-        uint64_t b;
-        CHECK(dmo_parse_size("4096", &b) == 0 && b == 4096);
-        CHECK(dmo_parse_size("256M", &b) == 0 && b == 256ull << 20);
-        CHECK(dmo_parse_size("1GiB", &b) == 0 && b == 1ull << 30);
-        CHECK(dmo_parse_size("1.5k", &b) == 0 && b == 1536);
-        CHECK(dmo_parse_size("12Q", &b) == -EINVAL);
-        CHECK(dmo_parse_size("", &b) == -EINVAL);
-        CHECK(dmo_parse_size("-1", &b) == -EINVAL);
-        CHECK(dmo_parse_size("1e30T", &b) == -ERANGE);
+        struct dmo_config cfg;
+        struct dmo_config_notes notes;
+        parse(&cfg, &notes, "image size = 1.5G\nresume offset = 010\nthreads = 0x10\n");
+        CHECK_INT(cfg.image_size, ==, 3ll << 29);
+        CHECK_INT(cfg.resume_offset, ==, 10);
+        CHECK_INT(cfg.threads, ==, 16);
+        CHECK_INT(notes.count, ==, 0);
+        parse(&cfg, &notes, "image size = 1e3\ncompress level = 23\nthreads = -1\n");
+        CHECK_INT(cfg.image_size, ==, -1);
+        CHECK_INT(notes.count, ==, 3);
+        for (unsigned i = 0; i < notes.count; i++)
+                CHECK_INT(notes.note[i].kind, ==, DMO_NOTE_BAD_VALUE);
+}
+
+static void shutdown_names_and_aliases(void)
+{
+        enum dmo_shutdown m = DMO_SHUTDOWN_PLATFORM;
+        CHECK_INT(dmo_shutdown_parse("Reboot", &m), ==, 0);
+        CHECK_INT(m, ==, DMO_SHUTDOWN_REBOOT);
+        CHECK_INT(dmo_shutdown_parse("poweroff", &m), ==, 0);
+        CHECK_INT(m, ==, DMO_SHUTDOWN_POWEROFF);
+        CHECK_INT(dmo_shutdown_parse("SUSPEND-TO-BOTH", &m), ==, 0);
+        CHECK_INT(m, ==, DMO_SHUTDOWN_SUSPEND);
+        CHECK_INT(dmo_shutdown_parse("halt", &m), ==, -EINVAL);
+        CHECK_INT(dmo_shutdown_parse(NULL, &m), ==, -EINVAL);
+        CHECK_INT(m, ==, DMO_SHUTDOWN_SUSPEND);
+        for (int i = DMO_SHUTDOWN_PLATFORM; i <= DMO_SHUTDOWN_SUSPEND; i++) {
+                const char *name = dmo_shutdown_name((enum dmo_shutdown)i);
+                CHECK_INT(dmo_shutdown_parse(name, &m), ==, 0);
+                CHECK_INT(m, ==, i);
+        }
+        CHECK(strcmp(dmo_shutdown_name(DMO_SHUTDOWN_POWEROFF), "shutdown") == 0);
+        CHECK(strcmp(dmo_shutdown_name((enum dmo_shutdown)99), "?") == 0);
+}
+
+static void key_aliases_and_ignored_keys(void)
+{
+        struct dmo_config cfg;
+        struct dmo_config_notes notes;
+        parse(&cfg, &notes,
+              "compression = zstd\ncompression level = 3\nshutdown = reboot\n"
+              "fbsplash theme = x\nresume device uuid = y\n");
+        CHECK_INT(cfg.compress, ==, DMO_COMPRESS_ZSTD);
+        CHECK_INT(cfg.compress_level, ==, 3);
+        CHECK_INT(cfg.shutdown, ==, DMO_SHUTDOWN_REBOOT);
+        REQUIRE(notes.count == 2);
+        CHECK_INT(notes.note[0].kind, ==, DMO_NOTE_IGNORED_KEY);
+        CHECK_INT(notes.note[1].kind, ==, DMO_NOTE_IGNORED_KEY);
+        CHECK_INT(dmo_config_apply(&cfg, "shutdown-method", "poweroff"), ==, 0);
+        CHECK_INT(dmo_config_apply(&cfg, "encrypt", "y"), ==, -EOPNOTSUPP);
+        CHECK_INT(dmo_config_apply(&cfg, "resume devcie", "/dev/x"), ==, -ENOENT);
+        CHECK_INT(dmo_config_apply(&cfg, "threads", "many"), ==, -EINVAL);
 }
 
 static void missing_file_is_enoent(void)
@@ -137,5 +183,6 @@ DMO_TEST_MAIN(T(suspend_utils_keys_are_understood), T(key_spellings_are_equivale
               T(ignored_and_unknown_keys_are_reported_with_line_numbers),
               T(bad_values_keep_defaults), T(lines_without_separator_are_syntax_notes),
               T(embedded_nul_and_overlong_values_are_refused),
-              T(many_problems_do_not_overflow_the_notes), T(sizes_parse_with_units),
+              T(many_problems_do_not_overflow_the_notes), T(numbers_use_the_one_parser),
+              T(shutdown_names_and_aliases), T(key_aliases_and_ignored_keys),
               T(missing_file_is_enoent))

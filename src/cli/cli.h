@@ -2,6 +2,19 @@
  * (real or simulated), sets up the splash, runs the engine and turns its
  * results into exit codes and sentences a person can act on.
  *
+ * Each command is parse → run → report. Inside the CLI every function
+ * returns 0 or a negative errno, and one function, dmo_cli_exit_status()
+ * (exit.c), turns how a command ended into its exit status:
+ *   0                  done (also --help)
+ *   -EINVAL            usage or configuration error (already said)      → 2
+ *   -ENODATA           no image                                         → 1
+ *   -ECANCELED         hibernation cancelled by the person              → 5
+ *   -ENOTRECOVERABLE   simulated kernel: restored memory differs        → 4
+ *   -EEXIST            resume: the image could not be removed, it is
+ *                      still on disk (stop the boot)                    → 7
+ *   any other errno    the command failed: hibernate 6, resume 3 (image
+ *                      refused), info 3 (damaged image), preview/theme 6
+ *
  * Exit codes (also in README.md and doc/cli.md):
  *   hibernate: 0 image written and powered off (or resumed afterwards),
  *              2 usage or configuration error, 5 cancelled by the person,
@@ -10,8 +23,13 @@
  *              (normal boot; also after noresume discarded one), 2 usage or
  *              configuration error, 3 image refused: nothing restored, swap
  *              area usable again, 4 simulated kernel only: restored content
- *              did not match (a bug).
+ *              did not match (a bug), 7 the image could not be removed
+ *              (read-only device): still on disk, stop the boot.
  *   info:      0 an image is present, 1 no image, 2 usage, 3 damaged image.
+ *   preview, theme check: 0 done and clean, 2 usage, 6 failed or errors.
+ *
+ * Messages go to stderr as "dormouse: error: ..." (something failed) or
+ * "dormouse: note: ..." (something worth knowing; the command goes on).
  */
 #ifndef DMO_CLI_H
 #define DMO_CLI_H
@@ -25,16 +43,18 @@
 #include "kernel/snapshot.h"
 #include "progress/progress.h"
 
-enum {
-        DMO_EXIT_OK = 0,
-        DMO_EXIT_NO_IMAGE = 1,
-        DMO_EXIT_USAGE = 2,
-        DMO_EXIT_REFUSED = 3,
-        DMO_EXIT_MISMATCH = 4,
-        DMO_EXIT_CANCELLED = 5,
-        DMO_EXIT_FAILED = 6,
-        DMO_EXIT_KEPT = 7, /* resume: the image is still on disk; do not boot on */
+enum dmo_cli_command {
+        DMO_CMD_MAIN, /* no command, or an unknown one */
+        DMO_CMD_HIBERNATE,
+        DMO_CMD_RESUME,
+        DMO_CMD_INFO,
+        DMO_CMD_PREVIEW,
+        DMO_CMD_THEME,
 };
+
+/* The one map from how a command ended (0 or a negative errno, see above)
+ * to the documented exit status. */
+int dmo_cli_exit_status(enum dmo_cli_command cmd, int r);
 
 /* What every engine command shares: where the image goes, which kernel. */
 struct dmo_cli_common {
@@ -57,23 +77,33 @@ struct dmo_cli_common {
         struct dmo_fault_plan *fault_plan; /* parsed --sim-fault, owned */
 };
 
-/* Parses a common option; returns 1 if `opt` was one, 0 if not, < 0 on a bad
- * value (already reported). */
+/* Parses a common option; returns 1 if `opt` was one, 0 if not, -EINVAL on
+ * a bad value (already reported). */
 int dmo_cli_common_option(struct dmo_cli_common *c, int opt, const char *arg);
 void dmo_cli_common_init(struct dmo_cli_common *c);
 void dmo_cli_common_release(struct dmo_cli_common *c);
 
 /* Loads the config file (reports notes), then fills in what the command line
- * did not say. Returns 0 or DMO_EXIT_USAGE. */
+ * did not say. Returns 0 or -EINVAL (already reported). */
 int dmo_cli_common_finish(struct dmo_cli_common *c);
 
-/* Opens the snapshot device the options ask for. Prints why not. */
+/* Opens the snapshot device the options ask for. Prints why not; -EINVAL
+ * when the options were wrong (a bad --sim-fault plan). */
 int dmo_cli_open_kernel(struct dmo_cli_common *c, enum dmo_snapshot_mode mode,
                         struct dmo_snapshot **out);
 
-/* Prints "dormouse: <message>" to stderr. */
+/* Print "dormouse: error: <message>" and "dormouse: note: <message>" to
+ * stderr. */
 void dmo_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void dmo_cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* An option's number (dmo_parse_u64 rules) or size (dmo_parse_size) within
+ * [min, max]; on bad input says which option, what was wrong and what to
+ * give, and returns -EINVAL. */
+int dmo_cli_parse_number(const char *option, const char *arg, uint64_t min, uint64_t max,
+                         uint64_t *out);
+int dmo_cli_parse_size(const char *option, const char *arg, uint64_t min, uint64_t max,
+                       uint64_t *out);
 
 /* Long options shared by hibernate and resume, for getopt_long tables. */
 enum {
@@ -127,7 +157,8 @@ int dmo_cmd_theme(int argc, char **argv);
 
 /* Resolves where the image lives: --resume-device, then the config's
  * "resume device", then resume= on the kernel command line. Fills the swap
- * target (path buffer owned by the caller). Returns 0, or DMO_EXIT_USAGE
+ * target (path buffer owned by the caller). Returns 0, -ENODATA when it
+ * waited and the device never came (no image: boot goes on), or -EINVAL
  * after saying what is missing. */
 int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
                         char *path_buf, size_t path_len, bool *noresume);
@@ -137,6 +168,17 @@ const char *dmo_cli_step_text(int step);
 /* DORMOUSE_DEBUG_TIMING is set: the engine profiles its data phases and the
  * CLI reports where the time went (the VM benchmarks read it). */
 bool dmo_cli_profiling(void);
+
+/* Resume's outcome in words: prints what a person should know, writes a
+ * refusal into msg (for the splash; the caller prints it) and returns the
+ * command's result. swap_state says whether the swap area is usable again
+ * after a refusal. */
+int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo_resume_result *res,
+                            char *msg, size_t len);
+void dmo_cli_resume_swap_state(const struct dmo_resume_result *res);
+
+/* The image a hibernation wrote: size, ratio, where the time went. */
+void dmo_cli_print_stats(const struct dmo_engine_stats *stats);
 
 /* Engine hook: prints the data phase's profile, if it was taken. */
 void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *stats);

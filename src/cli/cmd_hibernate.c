@@ -1,15 +1,16 @@
+/* dormouse hibernate: parse the options, run the engine, report. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/config.h"
 #include "cli/display.h"
 #include "engine/engine.h"
 #include "util/i18n.h"
+#include "util/parse.h"
 
 static void usage(FILE *f)
 {
@@ -32,24 +33,18 @@ static void usage(FILE *f)
               "  --debug-step-delay MS  pause at each percent of the data phase (screenshots)\n"));
 }
 
-static void print_stats(const struct dmo_hibernate_result *res, uint64_t page_size)
-{
-        const struct dmo_engine_stats *s = &res->stats;
-        double raw_mb = (double)s->image_pages * (double)page_size / 1e6;
-        double stored_mb = (double)s->stored_bytes / 1e6;
-        fprintf(stderr,
-                _("dormouse: image: %llu pages (%.1f MB), stored %.1f MB (ratio %.2f), %llu zero "
-                  "pages\n"),
-                (unsigned long long)s->image_pages, raw_mb, stored_mb,
-                stored_mb > 0 ? raw_mb / stored_mb : 0.0, (unsigned long long)s->zero_pages);
-        fprintf(stderr,
-                _("dormouse: freeze %.3f s, snapshot %.3f s, write %.3f s (%.0f MB/s), seal %.3f "
-                  "s\n"),
-                s->freeze_s, s->snapshot_s, s->data_s, s->data_s > 0 ? raw_mb / s->data_s : 0.0,
-                s->sync_s);
-}
+struct hibernate_cmd {
+        struct dmo_cli_common c;
+        struct dmo_hibernate_config hc;
+        const char *compress, *shutdown, *image_size; /* as given */
+        int level;                                    /* --compress-level; < 0: not given */
+        bool help;
+        char path[512];    /* the resolved resume device */
+        char failure[512]; /* what went wrong, for the splash and stderr */
+        struct dmo_hibernate_result res;
+};
 
-int dmo_cmd_hibernate(int argc, char **argv)
+static int parse_options(struct hibernate_cmd *h, int argc, char **argv)
 {
         static const struct option opts[] = {
             DMO_CLI_COMMON_LONG_OPTIONS,
@@ -59,158 +54,188 @@ int dmo_cmd_hibernate(int argc, char **argv)
             {"shutdown", required_argument, NULL, OPT_SHUTDOWN},
             {0},
         };
-        struct dmo_cli_common c;
-        const char *compress = NULL, *shutdown = NULL, *image_size = NULL;
-        int level = -1, opt, r;
-
-        dmo_cli_common_init(&c);
+        uint64_t v;
+        int opt, r;
         optind = 1;
         while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-                r = dmo_cli_common_option(&c, opt, optarg);
+                r = dmo_cli_common_option(&h->c, opt, optarg);
                 if (r < 0)
-                        return DMO_EXIT_USAGE;
+                        return r;
                 if (r > 0)
                         continue;
                 switch (opt) {
                 case OPT_COMPRESS:
-                        compress = optarg;
+                        h->compress = optarg;
                         break;
                 case OPT_COMPRESS_LEVEL:
-                        level = atoi(optarg);
-                        if (level < 0 || level > 22) {
-                                dmo_cli_error(_("--compress-level: use 0 to 22"));
-                                return DMO_EXIT_USAGE;
-                        }
+                        if (dmo_cli_parse_number("--compress-level", optarg, 0, 22, &v) < 0)
+                                return -EINVAL;
+                        h->level = (int)v;
                         break;
                 case OPT_IMAGE_SIZE:
-                        image_size = optarg;
+                        h->image_size = optarg;
                         break;
                 case OPT_SHUTDOWN:
-                        shutdown = optarg;
+                        h->shutdown = optarg;
                         break;
                 case OPT_HELP:
                         usage(stdout);
-                        return DMO_EXIT_OK;
+                        h->help = true;
+                        return 0;
                 default:
                         usage(stderr);
-                        return DMO_EXIT_USAGE;
+                        return -EINVAL;
                 }
         }
         if (optind < argc) {
                 dmo_cli_error(_("hibernate: unexpected argument \"%s\""), argv[optind]);
-                return DMO_EXIT_USAGE;
+                return -EINVAL;
         }
-        if (dmo_cli_common_finish(&c))
-                return DMO_EXIT_USAGE;
+        return 0;
+}
 
-        struct dmo_hibernate_config hc = {
-            .compress = c.config.compress,
-            .compress_level = level >= 0 ? level : c.config.compress_level,
-            .threads = c.threads,
-            .image_size = c.config.image_size,
-            .shutdown = c.config.shutdown,
-            .lock_memory = !c.simulated,
-            .step_delay_ms = c.step_delay_ms,
+/* The engine's config: the config file, overridden by the options. */
+static int parse_config(struct hibernate_cmd *h)
+{
+        struct dmo_hibernate_config *hc = &h->hc;
+        const struct dmo_cli_common *c = &h->c;
+        uint64_t bytes;
+        int r = dmo_cli_common_finish(&h->c);
+        if (r < 0)
+                return r;
+        *hc = (struct dmo_hibernate_config){
+            .compress = c->config.compress,
+            .compress_level = h->level >= 0 ? h->level : c->config.compress_level,
+            .threads = c->threads,
+            .image_size = c->config.image_size,
+            .shutdown = c->config.shutdown,
+            .lock_memory = !c->simulated,
+            .step_delay_ms = c->step_delay_ms,
+            .profile = dmo_cli_profiling(),
         };
-        if (compress && dmo_compress_parse(compress, &hc.compress) < 0) {
-                dmo_cli_error(_("--compress: \"%s\" is unknown; use lz4, zstd or none"), compress);
-                return DMO_EXIT_USAGE;
+        if (h->compress && dmo_compress_parse(h->compress, &hc->compress) < 0) {
+                dmo_cli_error(_("--compress: \"%s\" is unknown; use lz4, zstd or none"),
+                              h->compress);
+                return -EINVAL;
         }
-        if (shutdown && dmo_shutdown_parse(shutdown, &hc.shutdown) < 0) {
+        if (h->shutdown && dmo_shutdown_parse(h->shutdown, &hc->shutdown) < 0) {
                 dmo_cli_error(_("--shutdown: \"%s\" is unknown; use platform, shutdown, reboot or "
                                 "suspend"),
-                              shutdown);
-                return DMO_EXIT_USAGE;
+                              h->shutdown);
+                return -EINVAL;
         }
-        if (image_size) {
-                uint64_t bytes;
-                if (dmo_parse_size(image_size, &bytes) < 0 || bytes > INT64_MAX) {
-                        dmo_cli_error(_("--image-size: \"%s\" is not a size"), image_size);
-                        return DMO_EXIT_USAGE;
-                }
-                hc.image_size = (int64_t)bytes;
+        if (h->image_size) {
+                if (dmo_cli_parse_size("--image-size", h->image_size, 0, INT64_MAX, &bytes) < 0)
+                        return -EINVAL;
+                hc->image_size = (int64_t)bytes;
         }
+        return dmo_cli_swap_target(c, false, &hc->target, h->path, sizeof(h->path), NULL);
+}
 
-        char path[512];
-        if (dmo_cli_swap_target(&c, false, &hc.target, path, sizeof(path), NULL))
-                return DMO_EXIT_USAGE;
+static int parse(struct hibernate_cmd *h, int argc, char **argv)
+{
+        int r = parse_options(h, argc, argv);
+        if (r < 0 || h->help)
+                return r;
+        return parse_config(h);
+}
 
+static void set_hooks(struct dmo_hibernate_config *hc, struct dmo_display *display)
+{
+        hc->hooks.ctx = display;
+        hc->hooks.devices_thawed = dmo_display_devices_thawed;
+        hc->hooks.before_freeze = dmo_display_pause;
+        hc->hooks.after_freeze = dmo_display_after_freeze;
+        hc->hooks.before_snapshot = dmo_display_pause;
+        hc->hooks.stats_ready = dmo_cli_print_profile;
+}
+
+/* Opens the kernel, brings up the splash, runs the engine; the splash shows
+ * a failure before it goes. 0 when the engine ran (h->res says how). */
+static int run(struct hibernate_cmd *h)
+{
         struct dmo_snapshot *snap = NULL;
         struct dmo_progress *progress = NULL;
         struct dmo_display *display = NULL;
-        int status = DMO_EXIT_FAILED;
-
-        if (dmo_progress_new(DMO_MODE_HIBERNATE, &progress) < 0)
-                return DMO_EXIT_FAILED;
-        r = dmo_cli_open_kernel(&c, DMO_SNAPSHOT_HIBERNATE, &snap);
-        if (r < 0) {
-                status = r == -EINVAL ? DMO_EXIT_USAGE : DMO_EXIT_FAILED;
+        int r = dmo_progress_new(DMO_MODE_HIBERNATE, &progress);
+        if (r < 0)
+                return r;
+        r = dmo_cli_open_kernel(&h->c, DMO_SNAPSHOT_HIBERNATE, &snap);
+        if (r < 0)
                 goto out;
-        }
         /* The splash loads everything it will ever need before the freeze. */
-        dmo_display_start(&c, DMO_MODE_HIBERNATE, progress, &display);
-        hc.progress = progress;
-        hc.profile = dmo_cli_profiling();
-        hc.hooks.ctx = display;
-        hc.hooks.devices_thawed = dmo_display_devices_thawed;
-        hc.hooks.before_freeze = dmo_display_pause;
-        hc.hooks.after_freeze = dmo_display_after_freeze;
-        hc.hooks.before_snapshot = dmo_display_pause;
-        hc.hooks.stats_ready = dmo_cli_print_profile;
+        dmo_display_start(&h->c, DMO_MODE_HIBERNATE, progress, &display);
+        h->hc.progress = progress;
+        set_hooks(&h->hc, display);
+        dmo_engine_hibernate(snap, &h->hc, &h->res);
+        if (h->res.outcome == DMO_HIBERNATE_FAILED)
+                snprintf(h->failure, sizeof(h->failure), _("hibernation failed while %s (%s): %s"),
+                         dmo_cli_step_text(h->res.step), h->hc.target.path,
+                         strerror(-h->res.error));
+        dmo_display_stop(display, h->failure[0] ? h->failure : NULL);
+out:
+        dmo_snapshot_free(snap);
+        dmo_progress_free(progress);
+        return r;
+}
 
-        struct dmo_hibernate_result res;
-        char failure[512] = "";
-        r = dmo_engine_hibernate(snap, &hc, &res);
-        if (res.outcome == DMO_HIBERNATE_FAILED)
-                snprintf(failure, sizeof(failure), _("hibernation failed while %s (%s): %s"),
-                         dmo_cli_step_text(res.step), hc.target.path, strerror(-res.error));
-        dmo_display_stop(display, failure[0] ? failure : NULL);
-        display = NULL;
+static void report_failure(const struct hibernate_cmd *h)
+{
+        dmo_cli_error("%s", h->failure);
+        if (h->res.error == -ENOSPC)
+                dmo_cli_note(_("the swap area is too small for this image: make it "
+                               "larger, or lower \"image size\" so the kernel frees "
+                               "more memory first"));
+        fprintf(stderr, "%s\n",
+                h->res.signature_cleared
+                    ? _("dormouse: nothing was hibernated; the system is running and "
+                        "the swap area is intact")
+                    : _("dormouse: nothing was hibernated; the system is running"));
+}
 
-        switch (res.outcome) {
+/* Says what happened; returns the command's result. */
+static int report(const struct hibernate_cmd *h)
+{
+        const char *dev = h->hc.target.path;
+        switch (h->res.outcome) {
         case DMO_HIBERNATE_POWERED_OFF:
-                if (res.went_down_into_image)
+                if (h->res.went_down_into_image)
                         dmo_cli_error(_("the machine could not stay up: the image on %s could not "
                                         "be removed (%s), and a running system must never keep "
                                         "one; it went down into the image instead (%s), which "
                                         "still matches the disks"),
-                                      hc.target.path, strerror(-res.sig_error),
-                                      dmo_shutdown_name(res.shutdown_used));
-                print_stats(&res, res.stats.page_size);
-                fprintf(stderr, _("dormouse: image written to %s; %s\n"), hc.target.path,
-                        c.simulated ? _("the simulated machine is now powered off")
-                                    : _("powering off"));
-                status = DMO_EXIT_OK;
-                break;
+                                      dev, strerror(-h->res.sig_error),
+                                      dmo_shutdown_name(h->res.shutdown_used));
+                dmo_cli_print_stats(&h->res.stats);
+                fprintf(stderr, _("dormouse: image written to %s; %s\n"), dev,
+                        h->c.simulated ? _("the simulated machine is now powered off")
+                                       : _("powering off"));
+                return 0;
         case DMO_HIBERNATE_RESUMED:
                 fprintf(stderr, _("dormouse: resumed\n"));
-                status = DMO_EXIT_OK;
-                break;
+                return 0;
         case DMO_HIBERNATE_ABORTED:
                 fprintf(stderr,
                         _("dormouse: hibernation cancelled; the system is running and %s "
                           "is a plain swap area again\n"),
-                        hc.target.path);
-                status = DMO_EXIT_CANCELLED;
-                break;
+                        dev);
+                return -ECANCELED;
         case DMO_HIBERNATE_FAILED:
-                dmo_cli_error("%s", failure);
-                if (res.error == -ENOSPC)
-                        dmo_cli_note(_("the swap area is too small for this image: make it "
-                                       "larger, or lower \"image size\" so the kernel frees "
-                                       "more memory first"));
-                fprintf(stderr, "%s\n",
-                        res.signature_cleared
-                            ? _("dormouse: nothing was hibernated; the system is running and "
-                                "the swap area is intact")
-                            : _("dormouse: nothing was hibernated; the system is running"));
-                status = DMO_EXIT_FAILED;
                 break;
         }
-out:
-        dmo_display_stop(display, NULL);
-        dmo_snapshot_free(snap);
-        dmo_progress_free(progress);
-        dmo_cli_common_release(&c);
-        return status;
+        report_failure(h);
+        return -EIO; /* the engine's error is in the message */
+}
+
+int dmo_cmd_hibernate(int argc, char **argv)
+{
+        struct hibernate_cmd h = {.level = -1};
+        dmo_cli_common_init(&h.c);
+        int r = parse(&h, argc, argv);
+        if (r == 0 && !h.help)
+                r = run(&h);
+        if (r == 0 && !h.help)
+                r = report(&h);
+        dmo_cli_common_release(&h.c);
+        return dmo_cli_exit_status(DMO_CMD_HIBERNATE, r);
 }

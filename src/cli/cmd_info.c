@@ -1,7 +1,7 @@
+/* dormouse info: what is on a swap area, for people and for scripts. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -11,43 +11,26 @@
 #include "kernel/blockdev.h"
 #include "kernel/swap_area.h"
 #include "util/i18n.h"
+#include "util/strtable.h"
 
-static const char *fault_text(enum dmo_image_fault f)
-{
-        switch (f) {
-        case DMO_FAULT_NONE:
-                return _("intact");
-        case DMO_FAULT_NOT_SWAP:
-                return _("not a swap area");
-        case DMO_FAULT_FOREIGN:
-                return _("carries another tool's hibernation image");
-        case DMO_FAULT_SIGNATURE:
-                return _("the dormouse signature block is damaged");
-        case DMO_FAULT_HEADER_IO:
-                return _("the image header cannot be read");
-        case DMO_FAULT_HEADER_MAGIC:
-                return _("there is no image header where the signature points");
-        case DMO_FAULT_HEADER_CHECKSUM:
-                return _("the image header's checksum does not match");
-        case DMO_FAULT_HEADER_FIELDS:
-                return _("the image header has impossible values");
-        case DMO_FAULT_VERSION:
-                return _("made by a newer dormouse");
-        case DMO_FAULT_ENCRYPTED:
-                return _("encrypted, or uses a feature this dormouse lacks");
-        case DMO_FAULT_EXTENT_MAP:
-                return _("the extent map is damaged");
-        case DMO_FAULT_EXTENT_IO:
-                return _("the extent map cannot be read");
-        case DMO_FAULT_SWAP_IO:
-                return _("the swap header cannot be read");
-        case DMO_FAULT_TRUNCATED:
-                return _("the device is shorter than the image (truncated)");
-        case DMO_FAULT_COUNT:
-                break;
-        }
-        return "?";
-}
+/* What is wrong with an image, completing "present but unusable: %s". */
+static const char *const fault_text_table[DMO_FAULT_COUNT] = {
+    [DMO_FAULT_NONE] = N_("intact"),
+    [DMO_FAULT_NOT_SWAP] = N_("not a swap area"),
+    [DMO_FAULT_FOREIGN] = N_("carries another tool's hibernation image"),
+    [DMO_FAULT_SIGNATURE] = N_("the dormouse signature block is damaged"),
+    [DMO_FAULT_HEADER_IO] = N_("the image header cannot be read"),
+    [DMO_FAULT_HEADER_MAGIC] = N_("there is no image header where the signature points"),
+    [DMO_FAULT_HEADER_CHECKSUM] = N_("the image header's checksum does not match"),
+    [DMO_FAULT_HEADER_FIELDS] = N_("the image header has impossible values"),
+    [DMO_FAULT_VERSION] = N_("made by a newer dormouse"),
+    [DMO_FAULT_ENCRYPTED] = N_("encrypted, or uses a feature this dormouse lacks"),
+    [DMO_FAULT_EXTENT_MAP] = N_("the extent map is damaged"),
+    [DMO_FAULT_EXTENT_IO] = N_("the extent map cannot be read"),
+    [DMO_FAULT_SWAP_IO] = N_("the swap header cannot be read"),
+    [DMO_FAULT_TRUNCATED] = N_("the device is shorter than the image (truncated)"),
+};
+DMO_STRING_TABLE_TO_STRING(static, fault_text, enum dmo_image_fault, fault_text_table, "?")
 
 static void print_human(const char *path, int r, const struct dmo_image_info *info)
 {
@@ -62,7 +45,7 @@ static void print_human(const char *path, int r, const struct dmo_image_info *in
         }
         if (r < 0) {
                 printf(_("%s: hibernation image present but unusable: %s\n"), path,
-                       fault_text(info->fault));
+                       _(fault_text(info->fault)));
                 return;
         }
         char when[64] = "?";
@@ -87,7 +70,16 @@ static void print_human(const char *path, int r, const struct dmo_image_info *in
         printf(_("  encryption:   %s\n"), h->crypto.cipher ? _("yes") : _("none"));
 }
 
-int dmo_cmd_info(int argc, char **argv)
+struct info_cmd {
+        bool json;
+        bool help;
+        uint64_t offset; /* --resume-offset */
+        const char *path;
+        struct dmo_image_info info;
+        int probe; /* dmo_image_probe()'s result */
+};
+
+static int parse(struct info_cmd *n, int argc, char **argv)
 {
         enum { O_JSON = 1, O_OFFSET, O_HELP };
         static const struct option opts[] = {
@@ -96,59 +88,72 @@ int dmo_cmd_info(int argc, char **argv)
             {"help", no_argument, NULL, O_HELP},
             {0},
         };
-        bool json = false;
-        uint64_t offset = 0;
         int opt;
         optind = 1;
         while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-                char *end;
                 switch (opt) {
                 case O_JSON:
-                        json = true;
+                        n->json = true;
                         break;
                 case O_OFFSET:
-                        offset = strtoull(optarg, &end, 0);
-                        if (*end || optarg[0] == '-') {
-                                dmo_cli_error(_("--resume-offset: a page number"));
-                                return DMO_EXIT_USAGE;
-                        }
+                        if (dmo_cli_parse_number("--resume-offset", optarg, 0, INT64_MAX / 65536,
+                                                 &n->offset) < 0)
+                                return -EINVAL;
                         break;
                 case O_HELP:
                         printf("%s", _("Usage: dormouse info [--json] [--resume-offset PAGES] "
                                        "DEVICE|FILE\nDescribes the hibernation image on a swap "
                                        "area. Exit status: 0 image, 1 none, 3 damaged.\n"));
-                        return DMO_EXIT_OK;
+                        n->help = true;
+                        return 0;
                 default:
-                        return DMO_EXIT_USAGE;
+                        return -EINVAL;
                 }
         }
         if (optind != argc - 1) {
                 dmo_cli_error(_("info: name one device or file"));
-                return DMO_EXIT_USAGE;
+                return -EINVAL;
         }
-        const char *path = argv[optind];
+        n->path = argv[optind];
+        return 0;
+}
+
+static int run(struct info_cmd *n)
+{
         struct dmo_blockdev *dev;
-        int r = dmo_blockdev_open(path, false, NULL, &dev);
+        int r = dmo_blockdev_open(n->path, false, NULL, &dev);
         if (r < 0) {
-                dmo_cli_error(_("%s: cannot open: %s"), path, strerror(-r));
-                return DMO_EXIT_USAGE;
+                dmo_cli_error(_("%s: cannot open: %s"), n->path, strerror(-r));
+                return -EINVAL;
         }
-        struct dmo_image_info info;
-        memset(&info, 0, sizeof(info));
         long ps = sysconf(_SC_PAGESIZE);
-        r = dmo_image_probe(dev, offset, (uint32_t)(ps > 0 ? ps : 4096), &info);
+        n->probe = dmo_image_probe(dev, n->offset, (uint32_t)(ps > 0 ? ps : 4096), &n->info);
         dmo_blockdev_free(dev);
-        if (json) {
+        return 0;
+}
+
+static int report(const struct info_cmd *n)
+{
+        if (n->json) {
                 char buf[8192];
-                if (dmo_image_info_to_json(&info, buf, sizeof(buf)) < 0)
-                        return DMO_EXIT_FAILED;
+                if (dmo_image_info_to_json(&n->info, buf, sizeof(buf)) < 0)
+                        return -ENOBUFS;
                 printf("%s\n", buf);
         } else {
-                print_human(path, r, &info);
+                print_human(n->path, n->probe, &n->info);
         }
-        if (r == 0)
-                return DMO_EXIT_OK;
-        if (r == -ENOENT || r == -ENODEV)
-                return DMO_EXIT_NO_IMAGE;
-        return DMO_EXIT_REFUSED;
+        if (n->probe == -ENOENT || n->probe == -ENODEV)
+                return -ENODATA;
+        return n->probe < 0 ? -EBADMSG : 0; /* damaged: the fault was described */
+}
+
+int dmo_cmd_info(int argc, char **argv)
+{
+        struct info_cmd n = {0};
+        int r = parse(&n, argc, argv);
+        if (r == 0 && !n.help)
+                r = run(&n);
+        if (r == 0 && !n.help)
+                r = report(&n);
+        return dmo_cli_exit_status(DMO_CMD_INFO, r);
 }

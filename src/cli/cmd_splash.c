@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -11,6 +10,8 @@
 #include "splash/theme.h"
 #include "splash/theme_check.h"
 #include "util/i18n.h"
+#include "util/parse.h"
+#include "util/strtable.h"
 
 static void print_diag(const struct dmo_diag *diag, FILE *f)
 {
@@ -23,21 +24,39 @@ static void print_diag(const struct dmo_diag *diag, FILE *f)
                 fprintf(f, _("... and %zu more\n"), diag->dropped);
 }
 
-static int parse_kind(const char *s, enum dmo_scene_kind *out)
+/* --mode names the scene; --dialog the dialog drawn over it. */
+static const char *const scene_kind_table[DMO_SCENE_KINDS] = {
+    [DMO_SCENE_HIBERNATE] = "hibernate",       [DMO_SCENE_RESUME] = "resume",
+    [DMO_SCENE_ABORTED] = "aborted",           [DMO_SCENE_ERROR] = "error",
+    [DMO_SCENE_RESUME_ERROR] = "resume-error",
+};
+DMO_DEFINE_STRING_TABLE_LOOKUP(static, scene_kind, enum dmo_scene_kind)
+
+static const char *const dialog_kind_table[] = {
+    [DMO_DIALOG_PASSWORD] = "password",
+    [DMO_DIALOG_QUESTION] = "question",
+};
+DMO_DEFINE_STRING_TABLE_LOOKUP(static, dialog_kind, enum dmo_dialog_kind)
+
+/* --size WIDTHxHEIGHT, each from 64 to 16384. */
+static int parse_size(const char *arg, struct dmo_preview_params *p)
 {
-        static const struct {
-                const char *name;
-                enum dmo_scene_kind kind;
-        } kinds[] = {
-            {"hibernate", DMO_SCENE_HIBERNATE},       {"resume", DMO_SCENE_RESUME},
-            {"aborted", DMO_SCENE_ABORTED},           {"error", DMO_SCENE_ERROR},
-            {"resume-error", DMO_SCENE_RESUME_ERROR},
-        };
-        for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-                if (strcmp(s, kinds[i].name) == 0) {
-                        *out = kinds[i].kind;
+        static const unsigned min = 64, max = 16384;
+        char w[16];
+        const char *x = strchr(arg, 'x');
+        unsigned width, height;
+        if (x && (size_t)(x - arg) < sizeof(w)) {
+                memcpy(w, arg, (size_t)(x - arg));
+                w[x - arg] = '\0';
+                if (dmo_parse_unsigned(w, min, max, &width) == 0 &&
+                    dmo_parse_unsigned(x + 1, min, max, &height) == 0) {
+                        p->width = (int)width;
+                        p->height = (int)height;
                         return 0;
                 }
+        }
+        dmo_cli_error(_("--size: \"%s\" is not WIDTHxHEIGHT; give e.g. 1920x1080 (64 to 16384)"),
+                      arg);
         return -EINVAL;
 }
 
@@ -51,20 +70,60 @@ static void preview_usage(FILE *f)
                   "Renders the splash to PNG, as it would look on a screen of that size.\n"));
 }
 
-int dmo_cmd_preview(int argc, char **argv)
+enum {
+        O_THEME = 1,
+        O_MODE,
+        O_PROGRESS,
+        O_SIZE,
+        O_SCALE,
+        O_LANG,
+        O_OUTPUT,
+        O_FRAMES,
+        O_DIALOG,
+        O_HELP
+};
+
+/* The options that take a value to check; 1 when opt was one of them. */
+static int parse_value(struct dmo_preview_params *p, int opt, const char *arg)
 {
-        enum {
-                O_THEME = 1,
-                O_MODE,
-                O_PROGRESS,
-                O_SIZE,
-                O_SCALE,
-                O_LANG,
-                O_OUTPUT,
-                O_FRAMES,
-                O_DIALOG,
-                O_HELP
-        };
+        uint64_t frames;
+        switch (opt) {
+        case O_MODE:
+                if (scene_kind_from_string(arg, &p->kind) == 0)
+                        return 1;
+                dmo_cli_error(_("--mode: use hibernate, resume, aborted or error"));
+                return -EINVAL;
+        case O_PROGRESS:
+                if (dmo_parse_double(arg, 0, 1, &p->progress) == 0)
+                        return 1;
+                dmo_cli_error(_("--progress: a number from 0 to 1"));
+                return -EINVAL;
+        case O_SIZE:
+                return parse_size(arg, p) < 0 ? -EINVAL : 1;
+        case O_SCALE:
+                if (dmo_parse_double(arg, 0, 8, &p->scale) == 0 && p->scale > 0)
+                        return 1;
+                dmo_cli_error(_("--scale: a number above 0, at most 8"));
+                return -EINVAL;
+        case O_FRAMES:
+                if (dmo_cli_parse_number("--frames", arg, 0, 100000, &frames) < 0)
+                        return -EINVAL;
+                p->frames = (unsigned)frames;
+                return 1;
+        case O_DIALOG:
+                if (dialog_kind_from_string(arg, &p->dialog) < 0) {
+                        dmo_cli_error(_("--dialog: use password or question"));
+                        return -EINVAL;
+                }
+                p->bullets = p->dialog == DMO_DIALOG_PASSWORD ? 7 : 0;
+                return 1;
+        }
+        return 0;
+}
+
+/* 0 with *help set after --help; -EINVAL on a bad option (said). */
+static int parse_preview(struct dmo_preview_params *p, int argc, char **argv, bool *help)
+{
         static const struct option opts[] = {
             {"theme", required_argument, NULL, O_THEME},
             {"mode", required_argument, NULL, O_MODE},
@@ -78,105 +137,74 @@ int dmo_cmd_preview(int argc, char **argv)
             {"help", no_argument, NULL, O_HELP},
             {0},
         };
-        char themes[512], fonts[512];
-        dmo_display_data_paths(themes, sizeof(themes), fonts, sizeof(fonts));
-        struct dmo_theme_paths paths = {.themes_dir = themes, .fonts_dir = fonts};
-        struct dmo_preview_params p = {
-            .theme = "default", .paths = &paths, .kind = DMO_SCENE_HIBERNATE, .progress = 0.42};
-        int opt;
-        char *end;
+        int opt, r;
         optind = 1;
         while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-                switch (opt) {
-                case O_THEME:
-                        p.theme = optarg;
-                        break;
-                case O_MODE:
-                        if (parse_kind(optarg, &p.kind) < 0) {
-                                dmo_cli_error(_("--mode: use hibernate, resume, aborted or error"));
-                                return DMO_EXIT_USAGE;
-                        }
-                        break;
-                case O_PROGRESS:
-                        p.progress = strtod(optarg, &end);
-                        if (*end || !(p.progress >= 0 && p.progress <= 1)) {
-                                dmo_cli_error(_("--progress: a number from 0 to 1"));
-                                return DMO_EXIT_USAGE;
-                        }
-                        break;
-                case O_SIZE:
-                        if (sscanf(optarg, "%dx%d", &p.width, &p.height) != 2 || p.width < 64 ||
-                            p.height < 64 || p.width > 16384 || p.height > 16384) {
-                                dmo_cli_error(_("--size: WIDTHxHEIGHT, e.g. 1920x1080 (64 to "
-                                                "16384)"));
-                                return DMO_EXIT_USAGE;
-                        }
-                        break;
-                case O_SCALE:
-                        p.scale = strtod(optarg, &end);
-                        if (*end || !(p.scale > 0 && p.scale <= 8)) {
-                                dmo_cli_error(_("--scale: a number above 0, at most 8"));
-                                return DMO_EXIT_USAGE;
-                        }
-                        break;
-                case O_LANG:
-                        p.lang = optarg;
-                        break;
-                case O_OUTPUT:
-                        p.output = optarg;
-                        break;
-                case O_FRAMES:
-                        p.frames = (unsigned)strtoul(optarg, &end, 10);
-                        if (*end || p.frames > 100000) {
-                                dmo_cli_error(_("--frames: a count up to 100000"));
-                                return DMO_EXIT_USAGE;
-                        }
-                        break;
-                case O_DIALOG:
-                        if (strcmp(optarg, "password") == 0) {
-                                p.dialog = DMO_DIALOG_PASSWORD;
-                                p.bullets = 7;
-                        } else if (strcmp(optarg, "question") == 0) {
-                                p.dialog = DMO_DIALOG_QUESTION;
-                        } else {
-                                dmo_cli_error(_("--dialog: use password or question"));
-                                return DMO_EXIT_USAGE;
-                        }
-                        break;
-                case O_HELP:
+                if ((r = parse_value(p, opt, optarg)) != 0) {
+                        if (r < 0)
+                                return r;
+                } else if (opt == O_THEME) {
+                        p->theme = optarg;
+                } else if (opt == O_LANG) {
+                        p->lang = optarg;
+                } else if (opt == O_OUTPUT) {
+                        p->output = optarg;
+                } else if (opt == O_HELP) {
                         preview_usage(stdout);
-                        return DMO_EXIT_OK;
-                default:
+                        *help = true;
+                        return 0;
+                } else {
                         preview_usage(stderr);
-                        return DMO_EXIT_USAGE;
+                        return -EINVAL;
                 }
         }
-        if (!p.output) {
+        if (!p->output) {
                 dmo_cli_error(_("preview: --output is required (a .png file, or a directory with "
                                 "--frames)"));
-                return DMO_EXIT_USAGE;
+                return -EINVAL;
         }
+        return 0;
+}
+
+static void theme_paths(struct dmo_theme_paths *paths, char *themes, char *fonts, size_t len)
+{
+        dmo_display_data_paths(themes, len, fonts, len);
+        *paths = (struct dmo_theme_paths){.themes_dir = themes, .fonts_dir = fonts};
+}
+
+int dmo_cmd_preview(int argc, char **argv)
+{
+        char themes[512], fonts[512];
+        struct dmo_theme_paths paths;
+        theme_paths(&paths, themes, fonts, sizeof(themes));
+        struct dmo_preview_params p = {
+            .theme = "default", .paths = &paths, .kind = DMO_SCENE_HIBERNATE, .progress = 0.42};
+        bool help = false;
+        int r = parse_preview(&p, argc, argv, &help);
+        if (r < 0 || help)
+                return dmo_cli_exit_status(DMO_CMD_PREVIEW, r);
+
         struct dmo_diag diag;
         dmo_diag_init(&diag);
-        int r = dmo_preview_render(&p, &diag);
+        r = dmo_preview_render(&p, &diag);
         print_diag(&diag, stderr);
         dmo_diag_clear(&diag);
         if (r < 0) {
                 dmo_cli_error(_("preview of theme \"%s\" failed: %s"), p.theme, strerror(-r));
-                return DMO_EXIT_FAILED;
+                r = r == -EINVAL ? -EIO : r; /* a failure, not a usage error */
         }
-        return DMO_EXIT_OK;
+        return dmo_cli_exit_status(DMO_CMD_PREVIEW, r);
 }
 
 int dmo_cmd_theme(int argc, char **argv)
 {
         if (argc < 2 || strcmp(argv[1], "check") != 0 || argc != 3) {
                 fprintf(stderr, "%s", _("Usage: dormouse theme check DIR|NAME\n"));
-                return DMO_EXIT_USAGE;
+                return dmo_cli_exit_status(DMO_CMD_THEME, -EINVAL);
         }
         char themes[512], fonts[512];
-        dmo_display_data_paths(themes, sizeof(themes), fonts, sizeof(fonts));
-        struct dmo_theme_paths paths = {.themes_dir = themes, .fonts_dir = fonts};
+        struct dmo_theme_paths paths;
+        theme_paths(&paths, themes, fonts, sizeof(themes));
         struct dmo_diag diag;
         dmo_diag_init(&diag);
         int r = dmo_theme_check(argv[2], &paths, &diag);
@@ -185,7 +213,7 @@ int dmo_cmd_theme(int argc, char **argv)
         size_t warnings = dmo_diag_count(&diag, DMO_DIAG_WARNING) - errors;
         dmo_diag_clear(&diag);
         printf(_("%s: %zu errors, %zu warnings\n"), argv[2], errors, warnings);
-        if (r < 0 && errors == 0)
-                return DMO_EXIT_FAILED;
-        return errors ? DMO_EXIT_FAILED : DMO_EXIT_OK;
+        if (r < 0 || errors)
+                r = -EIO; /* said: the errors, or why the theme could not be checked */
+        return dmo_cli_exit_status(DMO_CMD_THEME, r);
 }

@@ -1,9 +1,9 @@
+/* The config file's syntax: lines, comments, keys in any spelling. */
 #include "cli/config.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,53 +11,6 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
-
-enum key_id {
-        KEY_RESUME_DEVICE,
-        KEY_RESUME_OFFSET,
-        KEY_IMAGE_SIZE,
-        KEY_COMPRESS,
-        KEY_COMPRESS_LEVEL,
-        KEY_SHUTDOWN,
-        KEY_THREADS,
-        KEY_SPLASH,
-        KEY_THEME,
-        KEY_RESUME_TIMEOUT,
-        KEY_IGNORED,
-};
-
-/* Canonical spelling: lower case, words joined by '-'. */
-static const struct {
-        const char *name;
-        enum key_id id;
-} known_keys[] = {
-    {"resume-device", KEY_RESUME_DEVICE},
-    {"resume-offset", KEY_RESUME_OFFSET},
-    {"image-size", KEY_IMAGE_SIZE},
-    {"compress", KEY_COMPRESS},
-    {"compression", KEY_COMPRESS},
-    {"compress-level", KEY_COMPRESS_LEVEL},
-    {"compression-level", KEY_COMPRESS_LEVEL},
-    {"shutdown-method", KEY_SHUTDOWN},
-    {"shutdown", KEY_SHUTDOWN},
-    {"threads", KEY_THREADS},
-    {"splash", KEY_SPLASH},
-    {"theme", KEY_THEME},
-    {"resume-timeout", KEY_RESUME_TIMEOUT},
-    /* suspend-utils keys with no meaning here (see doc/config.md) */
-    {"snapshot-device", KEY_IGNORED},
-    {"suspend-loglevel", KEY_IGNORED},
-    {"max-loglevel", KEY_IGNORED},
-    {"early-writeout", KEY_IGNORED},
-    {"compute-checksum", KEY_IGNORED},
-    {"encrypt", KEY_IGNORED},
-    {"rsa-key-file", KEY_IGNORED},
-    {"resume-pause", KEY_IGNORED},
-    {"debug-test-file", KEY_IGNORED},
-    {"debug-verify-image", KEY_IGNORED},
-    {"fbsplash-theme", KEY_IGNORED},
-    {"resume-device-uuid", KEY_IGNORED},
-};
 
 void dmo_config_init(struct dmo_config *cfg)
 {
@@ -102,186 +55,6 @@ static void canonical_key(const char *key, size_t len, char *out, size_t out_len
                 out[o++] = (char)tolower(c);
         }
         out[o] = '\0';
-}
-
-int dmo_parse_size(const char *s, uint64_t *bytes)
-{
-        char *end;
-        errno = 0;
-        double v = strtod(s, &end);
-        if (end == s || errno || !isfinite(v) || v < 0)
-                return -EINVAL;
-        while (*end == ' ')
-                end++;
-        double mult = 1;
-        switch (tolower((unsigned char)*end)) {
-        case '\0':
-                break;
-        case 'k':
-                mult = 1024.0;
-                break;
-        case 'm':
-                mult = 1024.0 * 1024;
-                break;
-        case 'g':
-                mult = 1024.0 * 1024 * 1024;
-                break;
-        case 't':
-                mult = 1024.0 * 1024 * 1024 * 1024;
-                break;
-        default:
-                return -EINVAL;
-        }
-        if (*end) {
-                end++;
-                if (tolower((unsigned char)*end) == 'i')
-                        end++;
-                if (tolower((unsigned char)*end) == 'b')
-                        end++;
-                if (*end)
-                        return -EINVAL;
-        }
-        double r = v * mult;
-        if (r >= 18446744073709551615.0)
-                return -ERANGE;
-        *bytes = (uint64_t)r;
-        return 0;
-}
-
-int dmo_shutdown_parse(const char *s, enum dmo_shutdown *out)
-{
-        static const struct {
-                const char *name;
-                enum dmo_shutdown v;
-        } names[] = {
-            {"platform", DMO_SHUTDOWN_PLATFORM}, {"shutdown", DMO_SHUTDOWN_POWEROFF},
-            {"poweroff", DMO_SHUTDOWN_POWEROFF}, {"reboot", DMO_SHUTDOWN_REBOOT},
-            {"suspend", DMO_SHUTDOWN_SUSPEND},   {"suspend-to-both", DMO_SHUTDOWN_SUSPEND},
-        };
-        for (size_t i = 0; i < DMO_ARRAY_SIZE(names); i++)
-                if (strcasecmp(s, names[i].name) == 0) {
-                        *out = names[i].v;
-                        return 0;
-                }
-        return -EINVAL;
-}
-
-const char *dmo_shutdown_name(enum dmo_shutdown s)
-{
-        switch (s) {
-        case DMO_SHUTDOWN_PLATFORM:
-                return "platform";
-        case DMO_SHUTDOWN_POWEROFF:
-                return "shutdown";
-        case DMO_SHUTDOWN_REBOOT:
-                return "reboot";
-        case DMO_SHUTDOWN_SUSPEND:
-                return "suspend";
-        }
-        return "?";
-}
-
-static int parse_int(const char *s, long long min, long long max, long long *out)
-{
-        char *end;
-        errno = 0;
-        long long v = strtoll(s, &end, 0);
-        if (end == s || *end || errno || v < min || v > max)
-                return -EINVAL;
-        *out = v;
-        return 0;
-}
-
-static bool parse_bool(const char *s, bool *out)
-{
-        static const char *const yes[] = {"y", "yes", "true", "on", "1"};
-        static const char *const no[] = {"n", "no", "false", "off", "0"};
-        for (size_t i = 0; i < DMO_ARRAY_SIZE(yes); i++) {
-                if (strcasecmp(s, yes[i]) == 0)
-                        return (*out = true);
-                if (strcasecmp(s, no[i]) == 0) {
-                        *out = false;
-                        return true;
-                }
-        }
-        return false;
-}
-
-static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
-{
-        long long n;
-        uint64_t bytes;
-        bool b;
-
-        switch (id) {
-        case KEY_RESUME_DEVICE:
-                if (!*value || strlen(value) >= sizeof(cfg->resume_device))
-                        return -EINVAL;
-                snprintf(cfg->resume_device, sizeof(cfg->resume_device), "%s", value);
-                return 0;
-        case KEY_RESUME_OFFSET:
-                if (parse_int(value, 0, INT64_MAX / 65536, &n) < 0)
-                        return -EINVAL;
-                cfg->resume_offset = n;
-                return 0;
-        case KEY_IMAGE_SIZE:
-                if (dmo_parse_size(value, &bytes) < 0 || bytes > INT64_MAX)
-                        return -EINVAL;
-                cfg->image_size = (int64_t)bytes;
-                return 0;
-        case KEY_COMPRESS:
-                /* suspend-utils said "compress = y"; we name the algorithm. */
-                if (dmo_compress_parse(value, &cfg->compress) == 0) {
-                        cfg->compress_set = true;
-                        return 0;
-                }
-                if (!parse_bool(value, &b))
-                        return -EINVAL;
-                cfg->compress = b ? DMO_COMPRESS_LZ4 : DMO_COMPRESS_NONE;
-                cfg->compress_set = true;
-                return 0;
-        case KEY_COMPRESS_LEVEL:
-                if (parse_int(value, 0, 22, &n) < 0)
-                        return -EINVAL;
-                cfg->compress_level = (int)n;
-                return 0;
-        case KEY_SHUTDOWN:
-                if (dmo_shutdown_parse(value, &cfg->shutdown) < 0)
-                        return -EINVAL;
-                cfg->shutdown_set = true;
-                return 0;
-        case KEY_THREADS:
-                if (parse_bool(value, &b)) { /* suspend-utils: "threads = y" */
-                        cfg->threads = 0;
-                        return 0;
-                }
-                if (parse_int(value, 0, 256, &n) < 0)
-                        return -EINVAL;
-                cfg->threads = (unsigned)n;
-                return 0;
-        case KEY_SPLASH:
-                if (parse_bool(value, &b)) { /* suspend-utils: "splash = y" */
-                        snprintf(cfg->splash, sizeof(cfg->splash), "%s", b ? "" : "text");
-                        return 0;
-                }
-                if (strlen(value) >= sizeof(cfg->splash))
-                        return -EINVAL;
-                snprintf(cfg->splash, sizeof(cfg->splash), "%s", value);
-                return 0;
-        case KEY_THEME:
-                if (!*value || strlen(value) >= sizeof(cfg->theme) || strchr(value, '/'))
-                        return -EINVAL;
-                snprintf(cfg->theme, sizeof(cfg->theme), "%s", value);
-                return 0;
-        case KEY_RESUME_TIMEOUT:
-                if (parse_int(value, 0, 600000, &n) < 0)
-                        return -EINVAL;
-                cfg->resume_timeout_ms = (int)n;
-                return 0;
-        case KEY_IGNORED:
-                return 0;
-        }
-        return -EINVAL;
 }
 
 static bool is_space(char c)
@@ -347,19 +120,12 @@ int dmo_config_parse(struct dmo_config *cfg, const char *text, size_t len,
                 memcpy(value, val, val_len);
                 value[val_len] = '\0';
 
-                size_t k;
-                for (k = 0; k < DMO_ARRAY_SIZE(known_keys); k++)
-                        if (strcmp(key, known_keys[k].name) == 0)
-                                break;
-                if (k == DMO_ARRAY_SIZE(known_keys)) {
+                int r = dmo_config_apply(cfg, key, value);
+                if (r == -ENOENT)
                         add_note(notes, DMO_NOTE_UNKNOWN_KEY, line_no, line, key_len, val, val_len);
-                        continue;
-                }
-                if (known_keys[k].id == KEY_IGNORED) {
+                else if (r == -EOPNOTSUPP)
                         add_note(notes, DMO_NOTE_IGNORED_KEY, line_no, line, key_len, val, val_len);
-                        continue;
-                }
-                if (apply(cfg, known_keys[k].id, value) < 0)
+                else if (r < 0)
                         add_note(notes, DMO_NOTE_BAD_VALUE, line_no, line, key_len, val, val_len);
         }
         return 0;

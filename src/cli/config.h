@@ -18,6 +18,7 @@
 
 #include "codec/codec.h"
 #include "engine/engine.h"
+#include "util/parse.h" /* dmo_parse_size() for the option parsers */
 
 struct dmo_config {
         char resume_device[256];
@@ -68,9 +69,14 @@ int dmo_config_parse(struct dmo_config *cfg, const char *text, size_t len,
  * whether that matters), other -errno when it cannot be read, -EFBIG over 1 MiB. */
 int dmo_config_load(struct dmo_config *cfg, const char *path, struct dmo_config_notes *notes);
 
-/* "256M", "1G", "4096", "1.5GiB" → bytes. -EINVAL when not a size. */
-int dmo_parse_size(const char *s, uint64_t *bytes);
+/* One key (canonical spelling: lower case, words joined by '-') and its
+ * value: 0, -ENOENT for an unknown key, -EOPNOTSUPP for a suspend-utils key
+ * dormouse ignores, -EINVAL for a value it does not understand (cfg keeps
+ * its old value). The parser's helper (config_keys.c). */
+int dmo_config_apply(struct dmo_config *cfg, const char *key, const char *value);
 
+/* --shutdown and "shutdown method": platform, shutdown (poweroff), reboot,
+ * suspend (suspend-to-both), any case. */
 int dmo_shutdown_parse(const char *s, enum dmo_shutdown *out);
 const char *dmo_shutdown_name(enum dmo_shutdown s);
 

@@ -2,8 +2,9 @@
 bin_PROGRAMS += dormouse
 dormouse_SOURCES = src/cli/main.c
 noinst_LIBRARIES += src/cli/libdmo-cli.a
-src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config.h \
-	src/cli/cli.h src/cli/common.c src/cli/steps.c \
+src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/config.h \
+	src/cli/cli.h src/cli/common.c src/cli/exit.c src/cli/kernel.c src/cli/target.c \
+	src/cli/steps.c src/cli/resume_report.c \
 	src/cli/display.c src/cli/display.h \
 	src/cli/cmd_hibernate.c src/cli/cmd_resume.c src/cli/cmd_info.c src/cli/cmd_splash.c
 
@@ -29,3 +30,15 @@ TESTS += tests/engine-corruption.test
 tests_engine_corruption_test_SOURCES = tests/engine-corruption.c
 tests_engine_corruption_test_LDADD = tests/libdmotest.a
 tests/engine-corruption.log: dormouse$(EXEEXT)
+
+check_PROGRAMS += tests/cli-exit.test
+TESTS += tests/cli-exit.test
+tests_cli_exit_test_SOURCES = tests/cli-exit.c
+tests_cli_exit_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/util/libdmo-util.a $(DMO_LIBS)
+
+# Bad input on the command line, through the program.
+check_PROGRAMS += tests/cli-options.test
+TESTS += tests/cli-options.test
+tests_cli_options_test_SOURCES = tests/cli-options.c
+tests_cli_options_test_LDADD = tests/libdmotest.a
+tests/cli-options.log: dormouse$(EXEEXT)

@@ -1,8 +1,11 @@
+/* dormouse: picks the command and hands it the rest of the arguments. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "util/i18n.h"
+#include "util/strtable.h"
 
 static void usage(FILE *f)
 {
@@ -18,32 +21,38 @@ static void usage(FILE *f)
                   "\"dormouse COMMAND --help\" describes a command's options.\n"));
 }
 
+static const char *const command_table[] = {
+    [DMO_CMD_HIBERNATE] = "hibernate", [DMO_CMD_RESUME] = "resume", [DMO_CMD_INFO] = "info",
+    [DMO_CMD_PREVIEW] = "preview",     [DMO_CMD_THEME] = "theme",
+};
+DMO_DEFINE_STRING_TABLE_LOOKUP(static, command, enum dmo_cli_command)
+
+static int (*const command_run[])(int argc, char **argv) = {
+    [DMO_CMD_HIBERNATE] = dmo_cmd_hibernate, [DMO_CMD_RESUME] = dmo_cmd_resume,
+    [DMO_CMD_INFO] = dmo_cmd_info,           [DMO_CMD_PREVIEW] = dmo_cmd_preview,
+    [DMO_CMD_THEME] = dmo_cmd_theme,
+};
+
 int main(int argc, char **argv)
 {
+        enum dmo_cli_command cmd;
         dmo_i18n_init();
         if (argc < 2) {
                 usage(stderr);
-                return DMO_EXIT_USAGE;
+                return dmo_cli_exit_status(DMO_CMD_MAIN, -EINVAL);
         }
-        const char *cmd = argv[1];
-        if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        const char *name = argv[1];
+        if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
                 usage(stdout);
-                return DMO_EXIT_OK;
+                return dmo_cli_exit_status(DMO_CMD_MAIN, 0);
         }
-        if (strcmp(cmd, "--version") == 0) {
+        if (strcmp(name, "--version") == 0) {
                 printf("dormouse %s\n", PACKAGE_VERSION);
-                return DMO_EXIT_OK;
+                return dmo_cli_exit_status(DMO_CMD_MAIN, 0);
         }
-        static const struct {
-                const char *name;
-                int (*run)(int argc, char **argv);
-        } commands[] = {
-            {"hibernate", dmo_cmd_hibernate}, {"resume", dmo_cmd_resume}, {"info", dmo_cmd_info},
-            {"preview", dmo_cmd_preview},     {"theme", dmo_cmd_theme},
-        };
-        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-                if (strcmp(cmd, commands[i].name) == 0)
-                        return commands[i].run(argc - 1, argv + 1);
-        dmo_cli_error(_("unknown command \"%s\"; try \"dormouse --help\""), cmd);
-        return DMO_EXIT_USAGE;
+        if (command_from_string(name, &cmd) < 0) {
+                dmo_cli_error(_("unknown command \"%s\"; try \"dormouse --help\""), name);
+                return dmo_cli_exit_status(DMO_CMD_MAIN, -EINVAL);
+        }
+        return command_run[cmd](argc - 1, argv + 1);
 }

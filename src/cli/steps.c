@@ -1,6 +1,9 @@
+/* The engine's results in words: what it was doing when it stopped, the
+ * image it wrote, its timing profile. */
 #include "cli/cli.h"
 #include "engine/engine.h"
 #include "util/i18n.h"
+#include "util/strtable.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,44 +37,47 @@ void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *s)
                         p->image_s, p->kernel_io_s, (unsigned long long)p->kernel_calls);
 }
 
+void dmo_cli_print_stats(const struct dmo_engine_stats *s)
+{
+        double raw_mb = (double)s->image_pages * (double)s->page_size / 1e6;
+        double stored_mb = (double)s->stored_bytes / 1e6;
+        fprintf(stderr,
+                _("dormouse: image: %llu pages (%.1f MB), stored %.1f MB (ratio %.2f), %llu zero "
+                  "pages\n"),
+                (unsigned long long)s->image_pages, raw_mb, stored_mb,
+                stored_mb > 0 ? raw_mb / stored_mb : 0.0, (unsigned long long)s->zero_pages);
+        fprintf(stderr,
+                _("dormouse: freeze %.3f s, snapshot %.3f s, write %.3f s (%.0f MB/s), seal %.3f "
+                  "s\n"),
+                s->freeze_s, s->snapshot_s, s->data_s, s->data_s > 0 ? raw_mb / s->data_s : 0.0,
+                s->sync_s);
+}
+
 /* Completes "hibernation failed while ..." and "... while %s". */
+static const char *const step_text_table[] = {
+    [DMO_STEP_NONE] = N_("starting"),
+    [DMO_STEP_OPEN_DEVICE] = N_("opening the resume device"),
+    [DMO_STEP_SWAP_HEADER] = N_("reading the swap header (is it a swap area made by mkswap?)"),
+    [DMO_STEP_SET_SWAP_AREA] =
+        N_("telling the kernel which swap area to use (is swap enabled on it?)"),
+    [DMO_STEP_ALLOCATE] = N_("reserving memory and swap space"),
+    [DMO_STEP_FREEZE] = N_("stopping programs"),
+    [DMO_STEP_CREATE_IMAGE] = N_("taking the memory snapshot"),
+    [DMO_STEP_READ_KERNEL] = N_("reading the snapshot from the kernel"),
+    [DMO_STEP_WRITE_IMAGE] = N_("writing the image to swap"),
+    [DMO_STEP_FINISH_IMAGE] = N_("writing the image header"),
+    [DMO_STEP_SIGNATURE] = N_("writing the swap signature"),
+    [DMO_STEP_POWER_OFF] = N_("powering off"),
+    [DMO_STEP_READ_IMAGE] = N_("reading the image"),
+    [DMO_STEP_KERNEL_MISMATCH] = N_("comparing kernels"),
+    [DMO_STEP_WRITE_KERNEL] = N_("handing the image to the kernel"),
+    [DMO_STEP_RESTORE] = N_("restoring"),
+    [DMO_STEP_BOOT_STAGE] = N_("checking that this is an early boot"),
+};
+DMO_STRING_TABLE_TO_STRING(static, step_text, enum dmo_step, step_text_table, NULL)
+
 const char *dmo_cli_step_text(int step)
 {
-        switch ((enum dmo_step)step) {
-        case DMO_STEP_NONE:
-                return _("starting");
-        case DMO_STEP_OPEN_DEVICE:
-                return _("opening the resume device");
-        case DMO_STEP_SWAP_HEADER:
-                return _("reading the swap header (is it a swap area made by mkswap?)");
-        case DMO_STEP_SET_SWAP_AREA:
-                return _("telling the kernel which swap area to use (is swap enabled on it?)");
-        case DMO_STEP_ALLOCATE:
-                return _("reserving memory and swap space");
-        case DMO_STEP_FREEZE:
-                return _("stopping programs");
-        case DMO_STEP_CREATE_IMAGE:
-                return _("taking the memory snapshot");
-        case DMO_STEP_READ_KERNEL:
-                return _("reading the snapshot from the kernel");
-        case DMO_STEP_WRITE_IMAGE:
-                return _("writing the image to swap");
-        case DMO_STEP_FINISH_IMAGE:
-                return _("writing the image header");
-        case DMO_STEP_SIGNATURE:
-                return _("writing the swap signature");
-        case DMO_STEP_POWER_OFF:
-                return _("powering off");
-        case DMO_STEP_READ_IMAGE:
-                return _("reading the image");
-        case DMO_STEP_KERNEL_MISMATCH:
-                return _("comparing kernels");
-        case DMO_STEP_WRITE_KERNEL:
-                return _("handing the image to the kernel");
-        case DMO_STEP_RESTORE:
-                return _("restoring");
-        case DMO_STEP_BOOT_STAGE:
-                return _("checking that this is an early boot");
-        }
-        return "?";
+        const char *s = step_text((enum dmo_step)step);
+        return s ? _(s) : "?";
 }

@@ -8,6 +8,7 @@
 #include <sodium.h>
 
 #include "util/le.h"
+#include "util/strtable.h"
 
 /* Its size is a multiple of 64, so the generichash state, which wants that
  * alignment, is aligned at the end of sodium_malloc's page too. */
@@ -75,30 +76,14 @@ int dmo_crypto_envelope_check(const struct dmo_crypto_envelope *env)
         }
 }
 
-const char *dmo_encrypt_mode_name(enum dmo_encrypt_mode m)
-{
-        switch (m) {
-        case DMO_ENCRYPT_NONE:
-                return "none";
-        case DMO_ENCRYPT_PASSPHRASE:
-                return "passphrase";
-        case DMO_ENCRYPT_PUBKEY:
-                return "pubkey";
-        }
-        return "unknown";
-}
-
-int dmo_encrypt_mode_parse(const char *name, enum dmo_encrypt_mode *out)
-{
-        static const enum dmo_encrypt_mode all[] = {DMO_ENCRYPT_NONE, DMO_ENCRYPT_PASSPHRASE,
-                                                    DMO_ENCRYPT_PUBKEY};
-        for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-                if (strcmp(name, dmo_encrypt_mode_name(all[i])) == 0) {
-                        *out = all[i];
-                        return 0;
-                }
-        return -EINVAL;
-}
+static const char *const encrypt_mode_names[] = {
+    [DMO_ENCRYPT_NONE] = "none",
+    [DMO_ENCRYPT_PASSPHRASE] = "passphrase",
+    [DMO_ENCRYPT_PUBKEY] = "pubkey",
+};
+DMO_STRING_TABLE_TO_STRING(, dmo_encrypt_mode_name, enum dmo_encrypt_mode, encrypt_mode_names,
+                           "unknown")
+DMO_STRING_TABLE_FROM_STRING(, dmo_encrypt_mode_parse, enum dmo_encrypt_mode, encrypt_mode_names)
 
 /* ---- the image key ---- */
 

@@ -8,6 +8,7 @@
 #include "image/format.h"
 #include "kernel/swap_area.h"
 #include "util/le.h"
+#include "util/strtable.h"
 
 static const char sig_magic[8] = {'D', 'O', 'R', 'M', 'O', 'U', 'S', 'E'};
 static const char header_magic[8] = {'D', 'M', 'O', 'I', 'M', 'A', 'G', 'E'};
@@ -110,12 +111,7 @@ static const char *const fault_ids[DMO_FAULT_COUNT] = {
     [DMO_FAULT_TRUNCATED] = "truncated",
 };
 
-const char *dmo_image_fault_id(enum dmo_image_fault f)
-{
-        if ((unsigned)f >= DMO_FAULT_COUNT)
-                return "unknown";
-        return fault_ids[f];
-}
+DMO_STRING_TABLE_TO_STRING(, dmo_image_fault_id, enum dmo_image_fault, fault_ids, "unknown")
 
 int dmo_image_check_page_size(uint32_t page_size)
 {

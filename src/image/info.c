@@ -44,18 +44,12 @@ static void put_str(struct out *o, const char *key, const char *s)
         put(o, "\"");
 }
 
+/* The codec's own name for the algorithm; "unknown" for a number it does
+ * not know (a damaged or newer header). */
 static const char *compress_id(uint32_t c)
 {
-        switch (c) {
-        case DMO_COMPRESS_NONE:
-                return "none";
-        case DMO_COMPRESS_LZ4:
-                return "lz4";
-        case DMO_COMPRESS_ZSTD:
-                return "zstd";
-        default:
-                return "unknown";
-        }
+        const char *name = c <= INT32_MAX ? dmo_compress_name((enum dmo_compress)c) : NULL;
+        return name ? name : "unknown";
 }
 
 static void put_header(struct out *o, const struct dmo_image_header *h)

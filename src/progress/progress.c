@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "util/i18n.h"
+#include "util/strtable.h"
 
 /* Weights of the phases of each mode, in percent of the whole bar. The data
  * phases dominate because they are where the time goes; the others still
@@ -244,36 +245,36 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
         pthread_mutex_unlock(&p->lock);
 }
 
-const char *dmo_phase_id(enum dmo_phase phase)
-{
-        static const char *const ids[DMO_PHASE_COUNT] = {
-            [DMO_PHASE_PREPARE] = "prepare",   [DMO_PHASE_FREEZE] = "freeze",
-            [DMO_PHASE_SNAPSHOT] = "snapshot", [DMO_PHASE_WRITE] = "write",
-            [DMO_PHASE_SYNC] = "sync",         [DMO_PHASE_POWEROFF] = "poweroff",
-            [DMO_PHASE_WAIT] = "wait",         [DMO_PHASE_CHECK] = "check",
-            [DMO_PHASE_READ] = "read",         [DMO_PHASE_RESTORE] = "restore",
-            [DMO_PHASE_DONE] = "done",         [DMO_PHASE_ABORTED] = "aborted",
-            [DMO_PHASE_FAILED] = "failed",
-        };
-        return (unsigned)phase < DMO_PHASE_COUNT ? ids[phase] : "unknown";
-}
+static const char *const phase_ids[DMO_PHASE_COUNT] = {
+    [DMO_PHASE_PREPARE] = "prepare",   [DMO_PHASE_FREEZE] = "freeze",
+    [DMO_PHASE_SNAPSHOT] = "snapshot", [DMO_PHASE_WRITE] = "write",
+    [DMO_PHASE_SYNC] = "sync",         [DMO_PHASE_POWEROFF] = "poweroff",
+    [DMO_PHASE_WAIT] = "wait",         [DMO_PHASE_CHECK] = "check",
+    [DMO_PHASE_READ] = "read",         [DMO_PHASE_RESTORE] = "restore",
+    [DMO_PHASE_DONE] = "done",         [DMO_PHASE_ABORTED] = "aborted",
+    [DMO_PHASE_FAILED] = "failed",
+};
+DMO_STRING_TABLE_TO_STRING(, dmo_phase_id, enum dmo_phase, phase_ids, "unknown")
+
+static const char *const phase_labels[DMO_PHASE_COUNT] = {
+    [DMO_PHASE_PREPARE] = N_("Preparing"),
+    [DMO_PHASE_FREEZE] = N_("Stopping programs"),
+    [DMO_PHASE_SNAPSHOT] = N_("Taking a snapshot of memory"),
+    [DMO_PHASE_WRITE] = N_("Saving memory to disk"),
+    [DMO_PHASE_SYNC] = N_("Finishing the image"),
+    [DMO_PHASE_POWEROFF] = N_("Powering off"),
+    [DMO_PHASE_WAIT] = N_("Waiting for the disk"),
+    [DMO_PHASE_CHECK] = N_("Checking the image"),
+    [DMO_PHASE_READ] = N_("Restoring memory"),
+    [DMO_PHASE_RESTORE] = N_("Starting the saved system"),
+    [DMO_PHASE_DONE] = N_("Done"),
+    [DMO_PHASE_ABORTED] = N_("Hibernation cancelled"),
+    [DMO_PHASE_FAILED] = N_("Something went wrong"),
+};
+DMO_STRING_TABLE_TO_STRING(static, phase_label, enum dmo_phase, phase_labels, "")
 
 const char *dmo_phase_label(enum dmo_phase phase)
 {
-        static const char *const labels[DMO_PHASE_COUNT] = {
-            [DMO_PHASE_PREPARE] = N_("Preparing"),
-            [DMO_PHASE_FREEZE] = N_("Stopping programs"),
-            [DMO_PHASE_SNAPSHOT] = N_("Taking a snapshot of memory"),
-            [DMO_PHASE_WRITE] = N_("Saving memory to disk"),
-            [DMO_PHASE_SYNC] = N_("Finishing the image"),
-            [DMO_PHASE_POWEROFF] = N_("Powering off"),
-            [DMO_PHASE_WAIT] = N_("Waiting for the disk"),
-            [DMO_PHASE_CHECK] = N_("Checking the image"),
-            [DMO_PHASE_READ] = N_("Restoring memory"),
-            [DMO_PHASE_RESTORE] = N_("Starting the saved system"),
-            [DMO_PHASE_DONE] = N_("Done"),
-            [DMO_PHASE_ABORTED] = N_("Hibernation cancelled"),
-            [DMO_PHASE_FAILED] = N_("Something went wrong"),
-        };
-        return (unsigned)phase < DMO_PHASE_COUNT ? _(labels[phase]) : "";
+        const char *label = phase_label(phase);
+        return label[0] ? _(label) : "";
 }

@@ -72,7 +72,9 @@ size_t dmo_diag_count(const struct dmo_diag *d, enum dmo_diag_severity min)
 
 void dmo_diag_format(const struct dmo_diag_item *it, char *buf, size_t len)
 {
-        static const char *const sevs[] = {N_("note"), N_("warning"), N_("error")};
+        static const char *const sevs[] = {[DMO_DIAG_NOTE] = N_("note"),
+                                           [DMO_DIAG_WARNING] = N_("warning"),
+                                           [DMO_DIAG_ERROR] = N_("error")};
         char where[300] = "";
         if (it->file[0] && it->line > 0)
                 snprintf(where, sizeof(where), "%s:%d: ", it->file, it->line);
@@ -574,8 +576,11 @@ static void set_defaults(struct dmo_theme *t)
         t->dialog_accent = (struct dmo_rgba){0.35, 0.6, 1, 1};
         /* Titles a theme gets when it names none; translated like the theme's own. */
         static const char *const titles[DMO_SCENE_KINDS] = {
-            N_("Hibernating"), N_("Resuming"), N_("Hibernation cancelled"),
-            N_("Hibernation failed"), N_("Could not resume")};
+            [DMO_SCENE_HIBERNATE] = N_("Hibernating"),
+            [DMO_SCENE_RESUME] = N_("Resuming"),
+            [DMO_SCENE_ABORTED] = N_("Hibernation cancelled"),
+            [DMO_SCENE_ERROR] = N_("Hibernation failed"),
+            [DMO_SCENE_RESUME_ERROR] = N_("Could not resume")};
         static const char *const subtitles[DMO_SCENE_KINDS] = {
             [DMO_SCENE_RESUME_ERROR] = N_("Starting normally; see the message below")};
         for (int m = 0; m < DMO_SCENE_KINDS; m++) {

@@ -12,8 +12,11 @@
 #include "util/i18n.h"
 
 static const int check_sizes[][2] = {{800, 600}, {1280, 800}, {1920, 1080}, {3840, 2160}};
-static const char *const mode_names[DMO_SCENE_KINDS] = {"hibernate", "resume", "aborted", "error",
-                                                        "resume-error"};
+static const char *const mode_names[DMO_SCENE_KINDS] = {
+    [DMO_SCENE_HIBERNATE] = "hibernate",       [DMO_SCENE_RESUME] = "resume",
+    [DMO_SCENE_ABORTED] = "aborted",           [DMO_SCENE_ERROR] = "error",
+    [DMO_SCENE_RESUME_ERROR] = "resume-error",
+};
 
 static bool rect_inside(const struct dmo_rect *r, int w, int h)
 {

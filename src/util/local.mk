@@ -1,10 +1,21 @@
-# util: gettext binding, scope cleanup, byte-order helpers and the filter for
-# untrusted text, shared by every module.
+# util: gettext binding, scope cleanup, byte-order helpers, the number parser,
+# the string tables and the filter for untrusted text, shared by every module.
 noinst_LIBRARIES += src/util/libdmo-util.a
 src_util_libdmo_util_a_SOURCES = src/util/i18n.c src/util/i18n.h src/util/cleanup.h src/util/le.h \
+	src/util/parse.c src/util/parse.h src/util/strtable.h \
 	src/util/printable.c src/util/printable.h
 
 check_PROGRAMS += tests/util-printable.test
 TESTS += tests/util-printable.test
 tests_util_printable_test_SOURCES = tests/util-printable.c
 tests_util_printable_test_LDADD = tests/libdmotest.a src/util/libdmo-util.a
+
+check_PROGRAMS += tests/util-parse.test
+TESTS += tests/util-parse.test
+tests_util_parse_test_SOURCES = tests/util-parse.c
+tests_util_parse_test_LDADD = tests/libdmotest.a src/util/libdmo-util.a
+
+check_PROGRAMS += tests/util-strtable.test
+TESTS += tests/util-strtable.test
+tests_util_strtable_test_SOURCES = tests/util-strtable.c
+tests_util_strtable_test_LDADD = tests/libdmotest.a

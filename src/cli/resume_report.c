@@ -1,0 +1,134 @@
+/* What a resume ended with, in words: the engine's outcome turned into a
+ * sentence and the command's result. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "engine/engine.h"
+#include "util/i18n.h"
+
+/* Says what happened; refusals and failures are also written into msg (for
+ * the splash), and printed by the caller. Returns the command's result. */
+/* Resume was started on a running system: nothing was touched. */
+static void describe_live_system(const struct dmo_resume_result *res, const char *dev, char *msg,
+                                 size_t len)
+{
+        if (res->live_reason == DMO_LIVE_SWAP_ACTIVE)
+                snprintf(msg, len,
+                         _("%s is in use as swap: this is a running system, and a "
+                           "resume here would restore memory over file systems changed "
+                           "since. Nothing was touched; resume runs from the initramfs "
+                           "(use --noresume to discard the image)"),
+                         dev);
+        else if (res->live_reason == DMO_LIVE_ROOT_RW)
+                snprintf(msg, len,
+                         _("the root file system is mounted read-write: this is a "
+                           "running system, and a resume here would restore memory over "
+                           "file systems changed since. Nothing was touched on %s; "
+                           "resume runs from the initramfs"),
+                         dev);
+        else
+                snprintf(msg, len,
+                         _("cannot tell whether this is an early boot (%s); nothing was "
+                           "touched on %s"),
+                         strerror(-res->error), dev);
+}
+
+int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo_resume_result *res,
+                            char *msg, size_t len)
+{
+        const char *dev = rc->target.path;
+        const struct dmo_engine_stats *s = &res->stats;
+        double raw_mb = (double)s->image_pages * (double)s->page_size / 1e6;
+
+        switch (res->outcome) {
+        case DMO_RESUME_RESTORED:
+                fprintf(stderr,
+                        _("dormouse: restored %llu pages (%.1f MB) from %s in %.3f s (%.0f MB/s); "
+                          "every page verified bit-exact by the simulated kernel\n"),
+                        (unsigned long long)s->image_pages, raw_mb, dev, s->restore_s,
+                        s->restore_s > 0 ? raw_mb / s->restore_s : 0.0);
+                return 0;
+        case DMO_RESUME_NO_IMAGE:
+                return -ENODATA; /* quiet: this is every normal boot */
+        case DMO_RESUME_DISCARDED:
+                fprintf(stderr,
+                        _("dormouse: noresume: the hibernation image on %s was discarded; %s is a "
+                          "plain swap area again\n"),
+                        dev, dev);
+                return -ENODATA;
+        case DMO_RESUME_FOREIGN:
+                fprintf(stderr,
+                        _("dormouse: %s carries a hibernation signature that is not dormouse's "
+                          "(another tool's image, or a damaged one); leaving it alone. swapon "
+                          "will reinitialise the area, or run mkswap on it.\n"),
+                        dev);
+                return -ENODATA;
+        case DMO_RESUME_NOT_SWAP:
+                if (res->step == DMO_STEP_OPEN_DEVICE)
+                        snprintf(msg, len, _("%s: cannot open the resume device: %s"), dev,
+                                 strerror(-res->error));
+                else
+                        snprintf(msg, len,
+                                 _("%s: no swap signature; run mkswap on it, or point "
+                                   "\"resume device\" at a swap area"),
+                                 dev);
+                return -EINVAL;
+        case DMO_RESUME_REFUSED:
+                if (res->step == DMO_STEP_KERNEL_MISMATCH)
+                        snprintf(msg, len,
+                                 _("%s: the image was made by kernel %s but %s is running; "
+                                   "boot the kernel that hibernated to resume"),
+                                 dev, res->image_release, res->running_release);
+                else if (res->error == -EPROTONOSUPPORT)
+                        snprintf(msg, len,
+                                 _("%s: the image uses a format or encryption this dormouse "
+                                   "does not support; update dormouse in the initramfs"),
+                                 dev);
+                else
+                        snprintf(msg, len,
+                                 _("%s: the image is damaged (%s while %s); nothing was "
+                                   "restored"),
+                                 dev, strerror(-res->error), dmo_cli_step_text(res->step));
+                break;
+        case DMO_RESUME_MISMATCH:
+                snprintf(msg, len,
+                         _("%s: BUG: the restored memory differs from what was hibernated "
+                           "(simulated kernel check)"),
+                         dev);
+                return -ENOTRECOVERABLE;
+        case DMO_RESUME_FAILED:
+                if (res->step == DMO_STEP_RESTORE || res->step == DMO_STEP_FREEZE)
+                        snprintf(msg, len,
+                                 _("%s: the kernel could not restore the image (%s while %s)"), dev,
+                                 strerror(-res->error), dmo_cli_step_text(res->step));
+                else
+                        snprintf(msg, len, _("%s: dormouse could not load the image (%s while %s)"),
+                                 dev, strerror(-res->error), dmo_cli_step_text(res->step));
+                break;
+        case DMO_RESUME_LIVE_SYSTEM:
+                describe_live_system(res, dev, msg, len);
+                return -EINVAL;
+        case DMO_RESUME_KEPT:
+                snprintf(msg, len,
+                         _("%s: the image could not be removed from the swap area (%s); it is "
+                           "still there. Do not boot on: the file systems must stay as it "
+                           "expects them. Make the device writable and resume again, or run "
+                           "\"dormouse resume --noresume\" once it is writable to discard it"),
+                         dev, strerror(-res->error));
+                return -EEXIST;
+        }
+        return -EIO; /* refused: the reason is in msg */
+}
+
+void dmo_cli_resume_swap_state(const struct dmo_resume_result *res)
+{
+        fprintf(stderr, "%s\n",
+                res->signature_cleared
+                    ? _("dormouse: the swap area is usable again; booting normally. Do not "
+                        "repair by hand the file systems that were mounted when the system "
+                        "hibernated: their state was saved in the lost image.")
+                    : _("dormouse: could not restore the swap signature; run mkswap on the "
+                        "resume device before enabling swap."));
+}

@@ -1,0 +1,145 @@
+/* Where the image lives: the resume device from the options, the config or
+ * the kernel command line, resolved to a device (swap files: their disk). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "cli/cli.h"
+#include "kernel/cmdline.h"
+#include "kernel/swap_area.h"
+#include "util/i18n.h"
+
+static const int default_resume_timeout_ms = 5000;
+
+static int read_cmdline(const struct dmo_cli_common *c, struct dmo_cmdline *cl)
+{
+        const char *path = c->cmdline_path ? c->cmdline_path : "/proc/cmdline";
+        char line[DMO_CMDLINE_MAX];
+        FILE *f = fopen(path, "re");
+        memset(cl, 0, sizeof(*cl));
+        if (!f) {
+                if (!c->cmdline_path && errno == ENOENT)
+                        return 0;
+                int r = -errno;
+                dmo_cli_error(_("cannot read the kernel command line %s: %s"), path, strerror(-r));
+                return r;
+        }
+        size_t n = fread(line, 1, sizeof(line) - 1, f);
+        fclose(f);
+        line[n] = '\0';
+        int r = dmo_cmdline_parse(line, cl);
+        if (r == -EINVAL)
+                dmo_cli_note(_("%s: the value of %s is not valid, ignored"), path, cl->bad_param);
+        return 0;
+}
+
+/* A swap file: the kernel wants the partition and the file's first physical
+ * page; we write through the partition. */
+static int map_swap_file(struct dmo_swap_target *t, char *path_buf, size_t path_len)
+{
+        uint64_t first_page;
+        dev_t backing;
+        int r = dmo_swapfile_resume_offset(path_buf, &first_page, &backing);
+        if (r < 0) {
+                dmo_cli_error(_("%s: cannot map the swap file onto its disk (%s); use a "
+                                "swap partition, or give the partition and "
+                                "--resume-offset"),
+                              path_buf, strerror(-r));
+                return -EINVAL;
+        }
+        char majmin[32];
+        snprintf(majmin, sizeof(majmin), "%u:%u", major(backing), minor(backing));
+        r = dmo_resume_device_resolve(majmin, "/dev", "/sys", path_buf, path_len);
+        if (r < 0) {
+                dmo_cli_error(_("%s: the disk %s holding it has no device node"), path_buf, majmin);
+                return -EINVAL;
+        }
+        t->path = path_buf;
+        t->dev = backing;
+        t->header_page = first_page;
+        return 0;
+}
+
+/* Resolves spec (a path, UUID=..., major:minor...) to a device node,
+ * waiting for it to appear when asked. */
+static int find_device(const struct dmo_cli_common *c, const char *spec, bool wait, char *path_buf,
+                       size_t path_len)
+{
+        int r;
+        struct stat direct;
+        if (spec == c->resume_device && stat(spec, &direct) == 0) {
+                /* A path given on the command line is taken as it is. */
+                snprintf(path_buf, path_len, "%s", spec);
+                r = 0;
+        } else if (wait) {
+                int timeout = c->config.resume_timeout_ms >= 0 ? c->config.resume_timeout_ms
+                                                               : default_resume_timeout_ms;
+                r = dmo_resume_device_wait(spec, "/dev", "/sys", (unsigned)timeout, path_buf,
+                                           path_len);
+        } else {
+                r = dmo_resume_device_resolve(spec, "/dev", "/sys", path_buf, path_len);
+        }
+        if (r == -ETIMEDOUT || r == -ENOENT) {
+                dmo_cli_error(_("resume device %s not found%s; check resume= or \"resume "
+                                "device\""),
+                              spec, wait ? _(" (waited for it)") : "");
+                return wait ? -ENODATA : -EINVAL;
+        }
+        if (r < 0) {
+                dmo_cli_error(_("resume device \"%s\": %s"), spec, strerror(-r));
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
+                        char *path_buf, size_t path_len, bool *noresume)
+{
+        struct dmo_cmdline cl;
+        const char *spec = c->resume_device;
+        int64_t offset = c->resume_offset;
+        int r;
+
+        memset(t, 0, sizeof(*t));
+        if (read_cmdline(c, &cl) < 0)
+                return -EINVAL;
+        if (noresume)
+                *noresume = cl.noresume || cl.nohibernate;
+        if (!spec && c->config.resume_device[0])
+                spec = c->config.resume_device;
+        if (!spec && cl.resume[0])
+                spec = cl.resume;
+        if (offset < 0 && c->config.resume_offset >= 0)
+                offset = c->config.resume_offset;
+        if (offset < 0 && cl.has_resume_offset)
+                offset = (int64_t)cl.resume_offset;
+        if (!spec) {
+                dmo_cli_error(_("no resume device: give --resume-device, set \"resume device\" "
+                                "in %s, or put resume= on the kernel command line"),
+                              c->config_path);
+                return -EINVAL;
+        }
+
+        r = find_device(c, spec, wait, path_buf, path_len);
+        if (r < 0)
+                return r;
+
+        struct stat st;
+        if (stat(path_buf, &st) < 0) {
+                dmo_cli_error(_("resume device %s: %s"), path_buf, strerror(errno));
+                return -EINVAL;
+        }
+        t->path = path_buf;
+        t->header_page = offset > 0 ? (uint64_t)offset : 0;
+        if (S_ISBLK(st.st_mode)) {
+                t->dev = st.st_rdev;
+        } else if (S_ISREG(st.st_mode) && !c->simulated) {
+                return map_swap_file(t, path_buf, path_len);
+        } else if (!S_ISREG(st.st_mode)) {
+                dmo_cli_error(_("resume device %s is neither a block device nor a file"), path_buf);
+                return -EINVAL;
+        }
+        return 0;
+}
