@@ -18,7 +18,7 @@ struct dmo_blockdev {
         dev_t rdev;
         const struct dmo_fault_plan *faults;
         uint64_t reads, writes, syncs; /* calls so far, for eio-*@N */
-        bool direct;            /* O_DIRECT is on */
+        bool direct;                   /* O_DIRECT is on */
         char path[];
 };
 

@@ -511,6 +511,22 @@ static void config_file_sets_device_and_warns_on_unknown_keys(void)
         CHECK_INT(rc, ==, 0);
 }
 
+/* An image's kernel strings are the image's words: an escape sequence in
+ * them never reaches the terminal. */
+static void info_filters_control_characters_from_the_image(void)
+{
+        const char *swap = make_swap("esc.swap", "16M");
+        REQUIRE(swap);
+        CHECK_INT(run("hibernate --kernel sim --sim-size 2M --sim-kernel-release \"$(printf "
+                      "'6.1\\033[2J\\033]0;pwned\\007')\" --resume-device '%s' --splash none",
+                      swap),
+                  ==, 0);
+        CHECK_INT(run("info '%s'", swap), ==, 0);
+        CHECK_STR_CONTAINS(output(), "6.1?[2J?]0;pwned?");
+        CHECK(strchr(output(), '\033') == NULL);
+        CHECK(strchr(output(), '\007') == NULL);
+}
+
 static void info_describes_image_and_absence(void)
 {
         const char *swap = make_swap("info.swap", "16M");
@@ -592,4 +608,5 @@ DMO_TEST_MAIN(T(round_trip_two_pages), T(round_trip_image_smaller_than_memory),
               T(io_errors_on_write_and_read), T(short_transfers_still_round_trip),
               T(crash_at_every_phase_boundary), T(usage_errors_exit_2),
               T(config_file_sets_device_and_warns_on_unknown_keys),
+              T(info_filters_control_characters_from_the_image),
               T(info_describes_image_and_absence), T(escape_key_aborts_before_the_signature))

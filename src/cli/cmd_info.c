@@ -11,6 +11,7 @@
 #include "kernel/blockdev.h"
 #include "kernel/swap_area.h"
 #include "util/i18n.h"
+#include "util/printable.h"
 #include "util/strtable.h"
 
 /* What is wrong with an image, completing "present but unusable: %s". */
@@ -55,8 +56,14 @@ static void print_human(const char *path, int r, const struct dmo_image_info *in
                 strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
         double raw = (double)h->raw_bytes / 1e6, stored = (double)h->stored_bytes / 1e6;
         printf(_("%s: dormouse hibernation image, format %u.%u\n"), path, h->major, h->minor);
-        printf(_("  made by:      %s %s (%s) %s\n"), h->identity.sysname, h->identity.release,
-               h->identity.machine, h->identity.version);
+        /* The image's own words: no escape sequence reaches the terminal. */
+        struct dmo_kernel_identity id = h->identity;
+        dmo_sanitize_printable(id.sysname);
+        dmo_sanitize_printable(id.release);
+        dmo_sanitize_printable(id.machine);
+        dmo_sanitize_printable(id.version);
+        printf(_("  made by:      %s %s (%s) %s\n"), id.sysname, id.release, id.machine,
+               id.version);
         printf(_("  written:      %s, in %.2f s\n"), when, (double)h->write_ns / 1e9);
         printf(_("  memory:       %llu pages of %u bytes (%.1f MB), %llu all-zero\n"),
                (unsigned long long)h->image_pages, h->page_size, raw,

@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "engine/engine.h"
 #include "util/i18n.h"
+#include "util/printable.h"
 
 /* Says what happened; refusals and failures are also written into msg (for
  * the splash), and printed by the caller. Returns the command's result. */
@@ -76,12 +77,20 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
                                  dev);
                 return -EINVAL;
         case DMO_RESUME_REFUSED:
-                if (res->step == DMO_STEP_KERNEL_MISMATCH)
+                if (res->step == DMO_STEP_KERNEL_MISMATCH) {
+                        /* The image's words: no escape sequence reaches the
+                         * terminal or the splash. */
+                        char made_by[sizeof(res->image_release)];
+                        char running[sizeof(res->running_release)];
+                        snprintf(made_by, sizeof(made_by), "%s", res->image_release);
+                        snprintf(running, sizeof(running), "%s", res->running_release);
+                        dmo_sanitize_printable(made_by);
+                        dmo_sanitize_printable(running);
                         snprintf(msg, len,
                                  _("%s: the image was made by kernel %s but %s is running; "
                                    "boot the kernel that hibernated to resume"),
-                                 dev, res->image_release, res->running_release);
-                else if (res->error == -EPROTONOSUPPORT)
+                                 dev, made_by, running);
+                } else if (res->error == -EPROTONOSUPPORT)
                         snprintf(msg, len,
                                  _("%s: the image uses a format or encryption this dormouse "
                                    "does not support; update dormouse in the initramfs"),
