@@ -137,7 +137,8 @@ int dmo_cmd_hibernate(int argc, char **argv)
 
         struct dmo_snapshot *snap = NULL;
         struct dmo_progress *progress = NULL;
-        struct dmo_display *display = NULL;
+        struct dmo_splash_session *splash = NULL;
+        struct dmo_cli_splash cs;
         int status = DMO_EXIT_FAILED;
 
         if (dmo_progress_new(DMO_MODE_HIBERNATE, &progress) < 0)
@@ -148,14 +149,15 @@ int dmo_cmd_hibernate(int argc, char **argv)
                 goto out;
         }
         /* The splash loads everything it will ever need before the freeze. */
-        dmo_display_start(&c, DMO_MODE_HIBERNATE, progress, &display);
+        dmo_cli_splash_init(&cs, &c, DMO_MODE_HIBERNATE, progress);
+        dmo_splash_session_new(&cs.params, &splash);
         hc.progress = progress;
         hc.profile = dmo_cli_profiling();
-        hc.hooks.ctx = display;
-        hc.hooks.devices_thawed = dmo_display_devices_thawed;
-        hc.hooks.before_freeze = dmo_display_pause;
-        hc.hooks.after_freeze = dmo_display_after_freeze;
-        hc.hooks.before_snapshot = dmo_display_pause;
+        hc.hooks.ctx = splash;
+        hc.hooks.devices_thawed = dmo_splash_session_devices_thawed;
+        hc.hooks.before_freeze = dmo_splash_session_pause;
+        hc.hooks.after_freeze = dmo_splash_session_after_freeze;
+        hc.hooks.before_snapshot = dmo_splash_session_pause;
         hc.hooks.stats_ready = dmo_cli_print_profile;
 
         struct dmo_hibernate_result res;
@@ -164,8 +166,9 @@ int dmo_cmd_hibernate(int argc, char **argv)
         if (res.outcome == DMO_HIBERNATE_FAILED)
                 snprintf(failure, sizeof(failure), _("hibernation failed while %s (%s): %s"),
                          dmo_cli_step_text(res.step), hc.target.path, strerror(-res.error));
-        dmo_display_stop(display, failure[0] ? failure : NULL);
-        display = NULL;
+        dmo_splash_session_fail(splash, failure[0] ? failure : NULL);
+        dmo_splash_session_free(splash);
+        splash = NULL;
 
         switch (res.outcome) {
         case DMO_HIBERNATE_POWERED_OFF:
@@ -208,7 +211,7 @@ int dmo_cmd_hibernate(int argc, char **argv)
                 break;
         }
 out:
-        dmo_display_stop(display, NULL);
+        dmo_splash_session_free(splash);
         dmo_snapshot_free(snap);
         dmo_progress_free(progress);
         dmo_cli_common_release(&c);

@@ -149,42 +149,41 @@ static void report_swap_state(const struct dmo_resume_result *res)
 /* The splash comes up only once there is an image to restore: a normal
  * boot without one stays quiet. */
 struct resume_ui {
-        const struct dmo_cli_common *common;
-        struct dmo_progress *progress;
-        struct dmo_display_launch *launch; /* the splash coming up */
-        struct dmo_display *display;       /* ...and once it is up */
+        struct dmo_cli_splash cs;
+        struct dmo_splash_launch *launch;   /* the splash coming up */
+        struct dmo_splash_session *session; /* ...and once it is up */
 };
 
 /* The image starts loading at once; the splash follows when it is ready. */
 static void show_splash(void *ctx)
 {
         struct resume_ui *ui = ctx;
-        if (ui->display || ui->launch)
+        if (ui->session || ui->launch)
                 return;
-        if (dmo_display_launch(ui->common, DMO_MODE_RESUME, ui->progress, &ui->launch) < 0)
-                dmo_display_start(ui->common, DMO_MODE_RESUME, ui->progress, &ui->display);
+        if (dmo_splash_session_launch(&ui->cs.params, &ui->launch) < 0)
+                dmo_splash_session_new(&ui->cs.params, &ui->session);
 }
 
 /* Everything but the launch thread touches the display only after this. */
-static struct dmo_display *splash_ready(struct resume_ui *ui)
+static struct dmo_splash_session *splash_ready(struct resume_ui *ui)
 {
         if (ui->launch) {
-                ui->display = dmo_display_launch_join(ui->launch);
+                ui->session = dmo_splash_session_launch_join(ui->launch);
                 ui->launch = NULL;
         }
-        return ui->display;
+        return ui->session;
 }
 
 static void redraw_splash(void *ctx)
 {
         struct resume_ui *ui = ctx;
-        dmo_display_devices_thawed(splash_ready(ui));
+        dmo_splash_session_devices_thawed(splash_ready(ui));
 }
 
 static void settle_splash(void *ctx)
 {
         struct resume_ui *ui = ctx;
-        dmo_display_before_restore(splash_ready(ui));
+        dmo_splash_session_before_restore(splash_ready(ui));
 }
 
 int dmo_cmd_resume(int argc, char **argv)
@@ -234,7 +233,7 @@ int dmo_cmd_resume(int argc, char **argv)
 
         struct dmo_snapshot *snap = NULL;
         struct dmo_progress *progress = NULL;
-        struct resume_ui ui = {.common = &c};
+        struct resume_ui ui = {.launch = NULL};
         int status = DMO_EXIT_REFUSED;
         if (dmo_progress_new(DMO_MODE_RESUME, &progress) < 0)
                 return DMO_EXIT_REFUSED;
@@ -243,7 +242,7 @@ int dmo_cmd_resume(int argc, char **argv)
                 status = r == -EINVAL ? DMO_EXIT_USAGE : DMO_EXIT_REFUSED;
                 goto out;
         }
-        ui.progress = progress;
+        dmo_cli_splash_init(&ui.cs, &c, DMO_MODE_RESUME, progress);
         rc.progress = progress;
         rc.profile = dmo_cli_profiling();
         rc.hooks.ctx = &ui;
@@ -257,15 +256,16 @@ int dmo_cmd_resume(int argc, char **argv)
         dmo_engine_resume(snap, &rc, &res);
         status = report(&rc, &res, msg, sizeof(msg));
         /* A refusal stays on the screen long enough to be read. */
-        dmo_display_stop(splash_ready(&ui), msg[0] ? msg : NULL);
-        ui.display = NULL;
+        dmo_splash_session_fail(splash_ready(&ui), msg[0] ? msg : NULL);
+        dmo_splash_session_free(ui.session);
+        ui.session = NULL;
         if (msg[0]) {
                 dmo_cli_error("%s", msg);
                 if (status == DMO_EXIT_REFUSED)
                         report_swap_state(&res);
         }
 out:
-        dmo_display_stop(splash_ready(&ui), NULL);
+        dmo_splash_session_free(splash_ready(&ui));
         dmo_snapshot_free(snap);
         dmo_progress_free(progress);
         dmo_cli_common_release(&c);

@@ -8,8 +8,8 @@
 #include "cli/cli.h"
 #include "cli/display.h"
 #include "splash/preview.h"
-#include "splash/theme.h"
-#include "splash/theme_check.h"
+#include "splash/theme/theme.h"
+#include "splash/theme/theme_check.h"
 #include "util/i18n.h"
 
 static void print_diag(const struct dmo_diag *diag, FILE *f)

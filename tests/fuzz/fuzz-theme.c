@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "splash/theme.h"
+#include "splash/theme/theme.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

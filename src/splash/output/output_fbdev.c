@@ -3,7 +3,7 @@
  * (32 bpp XRGB as is, other true-colour layouts such as RGB565 converted
  * pixel by pixel) into the mapped visible area. What was on screen at open is
  * put back at close unless the last frame is to stay. */
-#include "splash/output.h"
+#include "splash/output/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,9 +15,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "splash/backdrop.h"
-#include "splash/painter.h"
-#include "splash/theme.h"
+#include "splash/paint/backdrop.h"
+#include "splash/paint/painter.h"
+#include "util/i18n.h"
+#include "splash/theme/theme.h"
 
 enum {
         MAX_DAMAGE = 16,
@@ -135,7 +136,7 @@ static int fbdev_open(const struct dmo_output_config *cfg, struct dmo_output **o
         dmo_backdrop_fill(cfg->theme, f->shadow, (size_t)f->shadow_stride, f->width, f->height);
         copy_rect(f, &(struct dmo_rect){0, 0, f->width, f->height});
         drawn = true;
-        dmo_theme_load_images(cfg->theme, cfg->diag);
+        dmo_output_complete_theme(cfg);
         int mm = v.width > 0 && v.width < MAX_PLAUSIBLE_MM ? (int)v.width : 0;
         err = dmo_painter_new(cfg->theme, f->width, f->height, cfg->scale, mm, &f->painter);
         if (err < 0)
@@ -251,8 +252,30 @@ static void fbdev_close(struct dmo_output *o)
         free(f);
 }
 
+static const char *fbdev_unavailable_reason(int err)
+{
+        switch (err) {
+        case -ENODEV:
+                return _("No framebuffer device (/dev/fb0); falling back to another "
+                         "splash output.");
+        case -EACCES:
+                return _("Not allowed to open the framebuffer device: run as root.");
+        case -EOPNOTSUPP:
+                return _("The framebuffer uses a pixel format the splash does not "
+                         "draw (only 16 and 32 bits per pixel true colour); use "
+                         "--splash=kms or --splash=text.");
+        case -ENOTTY:
+                return _("The framebuffer device given is not a framebuffer.");
+        default:
+                return NULL;
+        }
+}
+
 const struct dmo_output_ops dmo_output_fbdev = {
     .name = "fbdev",
+    .is_screen = true,
+    .needs_theme = true,
+    .unavailable_reason = fbdev_unavailable_reason,
     .open = fbdev_open,
     .render = fbdev_render,
     .set_retain = fbdev_set_retain,

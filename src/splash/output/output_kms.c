@@ -4,7 +4,7 @@
  * the painter draws into, damaged rectangles copied to the back buffer,
  * page flips completed from the renderer's poll loop; SetCrtc and DirtyFB
  * when flips do not work; the saved CRTCs restored at close. */
-#include "splash/output.h"
+#include "splash/output/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,11 +20,12 @@
 
 #include <drm_fourcc.h>
 
-#include "splash/backdrop.h"
-#include "splash/drm_select.h"
-#include "splash/painter.h"
-#include "splash/theme.h"
+#include "splash/paint/backdrop.h"
+#include "splash/output/drm_select.h"
+#include "splash/paint/painter.h"
+#include "splash/theme/theme.h"
 #include "util/cleanup.h"
+#include "util/i18n.h"
 
 enum {
         MAX_HEADS = 4,
@@ -487,7 +488,7 @@ static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out
         free(cs);
         /* Every head shows the backdrop: now the pictures, fonts and the rest. */
         if (err == 0)
-                dmo_theme_load_images(cfg->theme, cfg->diag);
+                dmo_output_complete_theme(cfg);
         for (size_t i = 0; err == 0 && i < k->n_heads; i++) {
                 struct kms_head *h = &k->heads[i];
                 err = dmo_painter_new(cfg->theme, h->width, h->height, cfg->scale, h->phys_width_mm,
@@ -751,8 +752,32 @@ static void kms_close(struct dmo_output *o)
         free(k);
 }
 
+static const char *kms_unavailable_reason(int err)
+{
+        switch (err) {
+        case -ENODEV:
+                return _("No display device (/dev/dri/card*) appeared in time; "
+                         "falling back to another splash output.");
+        case -EBUSY:
+                return _("Another program (a desktop session or display server) "
+                         "controls the display; the splash cannot draw on it. Run from "
+                         "a text console, or let the session hand over.");
+        case -EACCES:
+                return _("Not allowed to take over the display: run as root, from "
+                         "the active virtual terminal.");
+        case -EOPNOTSUPP:
+                return _("The display driver has no dumb buffers; use --splash=fbdev "
+                         "or --splash=text.");
+        default:
+                return NULL;
+        }
+}
+
 const struct dmo_output_ops dmo_output_kms = {
     .name = "kms",
+    .is_screen = true,
+    .needs_theme = true,
+    .unavailable_reason = kms_unavailable_reason,
     .open = kms_open,
     .render = kms_render,
     .event_fd = kms_event_fd,

@@ -2,7 +2,7 @@
  * percent, throughput, time left); elsewhere (a log, a pipe, a serial
  * console), a few plain lines per run. Every string is translated in open()
  * so render() never loads a catalog, allocates or blocks. */
-#include "splash/output.h"
+#include "splash/output/output.h"
 
 #include <errno.h>
 #include <stdarg.h>
