@@ -1,7 +1,7 @@
 # src/splash: the splash, in rooms (each room's main header states its contract)
 #   theme/   the theme file, its images, the checker
 #   paint/   painter, text shaping, the backdrop
-#   output/  where frames go (kms, fbdev, png, text), the DRM device choice, keys
+#   output/  where frames go (kms, fbdev, png, text), the DRM device choice, keys, the VT
 #   top      the session (what the CLI calls), scene, the renderer thread, the preview
 noinst_LIBRARIES += src/splash/libdmo-splash.a
 src_splash_libdmo_splash_a_SOURCES =
@@ -17,7 +17,8 @@ DMO_SPLASH_OUTPUT_SOURCES = src/splash/output/output.c src/splash/output/output.
 	src/splash/output/output_png.c src/splash/output/output_png.h \
 	src/splash/output/output_text.c \
 	src/splash/output/drm_select.c src/splash/output/drm_select.h \
-	src/splash/output/keys.c src/splash/output/keys.h
+	src/splash/output/keys.c src/splash/output/keys.h \
+	src/splash/output/console.c src/splash/output/console.h
 DMO_SPLASH_TOP_SOURCES = src/splash/scene.h src/splash/renderer.c src/splash/renderer.h \
 	src/splash/session.c src/splash/session.h src/splash/preview.c src/splash/preview.h
 src_splash_libdmo_splash_a_SOURCES += $(DMO_SPLASH_THEME_SOURCES) $(DMO_SPLASH_PAINT_SOURCES) \
@@ -81,3 +82,7 @@ tests_splash_theme_test_LDADD = $(DMO_PAINTER_TEST_LIBS)
 noinst_PROGRAMS += tests/bench-splash
 tests_bench_splash_SOURCES = tests/bench-splash.c
 tests_bench_splash_LDADD = $(DMO_PAINTER_TEST_LIBS)
+check_PROGRAMS += tests/splash-console.test
+TESTS += tests/splash-console.test
+tests_splash_console_test_SOURCES = tests/splash-console.c src/splash/output/console.c
+tests_splash_console_test_LDADD = tests/libdmotest.a src/util/libdmo-util.a $(DMO_LIBS) -lutil
