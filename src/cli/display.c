@@ -51,6 +51,9 @@ void dmo_cli_splash_init(struct dmo_cli_splash *cs, const struct dmo_cli_common 
             /* Esc and Backspace cancel a hibernation; a resume has nothing
              * left to cancel. */
             .key_tty_fd = mode == DMO_MODE_HIBERNATE ? STDIN_FILENO : -1,
+            /* The simulated kernel leaves the machine's consoles alone. */
+            .tty0 = c->simulated ? NULL : "/dev/tty0",
+            .tty_prefix = "/dev/tty",
             .report = print_report,
         };
 }

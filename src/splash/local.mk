@@ -73,7 +73,7 @@ check_PROGRAMS += tests/splash-kms-nodevice.test
 TESTS += tests/splash-kms-nodevice.test
 tests_splash_kms_nodevice_test_SOURCES = tests/splash-kms-nodevice.c src/splash/output/output.c \
 	src/splash/output/output_kms.c src/splash/output/output_fbdev.c \
-	src/splash/output/output_text.c src/splash/output/drm_select.c
+	src/splash/output/output_text.c src/splash/output/drm_select.c src/splash/output/console.c
 tests_splash_kms_nodevice_test_LDADD = $(DMO_PAINTER_TEST_LIBS)
 check_PROGRAMS += tests/splash-theme.test
 TESTS += tests/splash-theme.test

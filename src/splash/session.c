@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "splash/output/console.h"
 #include "splash/output/output.h"
 #include "splash/renderer.h"
 #include "util/i18n.h"
@@ -25,6 +26,9 @@ struct dmo_splash_session {
         struct dmo_output *outputs[MAX_OUTPUTS];
         size_t n_outputs;
         struct dmo_renderer *renderer;
+        struct dmo_console *console;                /* NULL: none (no VT, tests) */
+        const struct dmo_output_ops *screen_failed; /* the first screen that could not open */
+        int screen_err;                             /* ...and why */
         int key_fd;
         bool screen; /* a screen (kms, fbdev) is among the outputs */
 };
@@ -83,11 +87,23 @@ static int open_output(struct dmo_splash_session *s, const struct dmo_output_ops
             .complete_ctx = s,
             .arg = arg,
             .tty_fd = -1,
+            .console = s->console,
         };
+        /* On a VT of our own with no picture on it, the text goes there:
+         * that VT is what the screen shows. */
+        if (!ops->is_screen && !s->screen && dmo_console_fd(s->console) >= 0) {
+                cfg.tty_fd = dmo_console_fd(s->console);
+                cfg.arg = NULL;
+        }
         struct dmo_output *o;
         int r = ops->open(&cfg, &o);
-        if (r < 0)
+        if (r < 0) {
+                if (ops->is_screen && !s->screen_failed) {
+                        s->screen_failed = ops;
+                        s->screen_err = r;
+                }
                 return r;
+        }
         s->outputs[s->n_outputs++] = o;
         s->screen |= ops->is_screen;
         return 0;
@@ -113,6 +129,60 @@ static void load_theme(struct dmo_splash_session *s)
         }
 }
 
+static const char *console_strerror(int err)
+{
+        switch (err) {
+        case -ETIMEDOUT:
+                return _("the desktop session did not give up the screen in time");
+        case -EBUSY:
+                return _("no virtual terminal is free");
+        case -ENOENT:
+        case -ENOTTY:
+                return _("this system has no virtual terminals");
+        default:
+                return strerror(-err);
+        }
+}
+
+/* On a desktop the compositor holds the display: a VT of our own makes
+ * logind pause its devices so it drops DRM master. Bounded: a session that
+ * does not let go costs the pictures, never the hibernation. */
+static void open_console(struct dmo_splash_session *s)
+{
+        if (!s->p.tty0)
+                return;
+        struct dmo_console_params cp = {
+            .tty0 = s->p.tty0,
+            .tty_prefix = s->p.tty_prefix,
+            .switch_vt = s->p.mode == DMO_MODE_HIBERNATE,
+        };
+        int r = dmo_console_new(&cp, &s->console);
+        if (r < 0 && cp.switch_vt) {
+                if (r != -ENOENT && r != -ENOTTY)
+                        report(s, DMO_SPLASH_NOTE,
+                               _("the splash could not switch to a virtual terminal of its own "
+                                 "(%s); it shows only if the display is free"),
+                               console_strerror(r));
+                /* As before there were VT switches: graphics mode on the
+                 * active VT, for a text console's framebuffer. */
+                cp.switch_vt = false;
+                dmo_console_new(&cp, &s->console);
+        }
+}
+
+/* After a VT switch with no screen: say why, once, and where the text is. */
+static void report_handover(const struct dmo_splash_session *s)
+{
+        if (s->screen || dmo_console_vt(s->console) == 0)
+                return;
+        const char *why =
+            s->screen_failed ? dmo_output_strerror(s->screen_failed, s->screen_err) : NULL;
+        report(s, DMO_SPLASH_NOTE,
+               _("the splash could not take the display on virtual terminal %d (%s); showing "
+                 "text progress there"),
+               dmo_console_vt(s->console), why ? why : strerror(-s->screen_err));
+}
+
 /* With a picture somewhere else (png files, a screen) the text output keeps
  * a log on the console; alone, text is text. */
 static void open_text(struct dmo_splash_session *s)
@@ -131,9 +201,12 @@ static int open_outputs(struct dmo_splash_session *s, const char *spec)
                 /* Automatic: the best screen there is, and the text line. In
                  * the initramfs the GPU driver may still be loading. */
                 load_theme(s);
+                if (s->theme)
+                        open_console(s);
                 const char *kms_arg = s->p.mode == DMO_MODE_RESUME ? "timeout=3000" : "timeout=0";
                 if (open_output(s, &dmo_output_kms, kms_arg) < 0)
                         open_output(s, &dmo_output_fbdev, NULL);
+                report_handover(s);
                 open_text(s);
                 return 0;
         }
@@ -147,12 +220,15 @@ static int open_outputs(struct dmo_splash_session *s, const char *spec)
         }
         if (ops->needs_theme)
                 load_theme(s);
+        if (ops->is_screen && s->theme)
+                open_console(s);
         int r = open_output(s, ops, arg);
         if (r < 0) {
                 const char *why = dmo_output_strerror(ops, r);
                 report(s, DMO_SPLASH_NOTE,
                        _("splash \"%s\" is not available (%s); showing text progress instead"),
                        spec, why ? why : strerror(-r));
+                report_handover(s);
         }
         if (ops->needs_theme || r < 0)
                 open_text(s);
@@ -186,7 +262,10 @@ int dmo_splash_session_new(const struct dmo_splash_session_params *p,
         report_diag(s, &s->theme_diag);
         dmo_diag_clear(&s->theme_diag);
 
-        s->key_fd = open_keys(p->key_tty_fd);
+        /* On a VT of our own the keys come from it: under a service stdin
+         * is not a terminal, and the desktop's keyboard is paused. */
+        int console_fd = dmo_console_fd(s->console);
+        s->key_fd = open_keys(console_fd >= 0 ? console_fd : p->key_tty_fd);
         struct dmo_renderer_config rc = {
             .progress = p->progress,
             .outputs = s->outputs,
@@ -321,8 +400,10 @@ void dmo_splash_session_free(struct dmo_splash_session *s)
         }
         for (size_t i = 0; i < s->n_outputs; i++)
                 s->outputs[i]->ops->close(s->outputs[i]);
-        dmo_theme_free(s->theme);
         if (s->key_fd >= 0)
                 close(s->key_fd);
+        /* Last: the desktop gets its VT back once nothing of ours draws. */
+        dmo_console_free(s->console);
+        dmo_theme_free(s->theme);
         free(s);
 }

@@ -4,7 +4,8 @@
  * Contract:
  * - Owns everything the splash uses: the theme (and the moment its deferred
  *   images are decoded), the outputs and their fallback chain (kms → fbdev →
- *   text), the renderer thread, the key descriptor and the console.
+ *   text), the renderer thread, the key descriptor and the console (the
+ *   VT it shows on, switched to and back from on a desktop).
  * - Never fails the command: an output that cannot be opened is reported and
  *   the next one tried, so a broken theme or a missing GPU costs the
  *   pictures, never the hibernation. Only allocation failures and a bad
@@ -41,6 +42,13 @@ struct dmo_splash_session_params {
         /* A terminal whose keys (Esc, Backspace, r) go to the splash, e.g.
          * stdin; it is reopened, never changed in place. -1: no keys. */
         int key_tty_fd;
+        /* The virtual terminals: "/dev/tty0" and "/dev/tty" (VT n is
+         * tty_prefix + n). A hibernate that may show a screen takes a VT of
+         * its own there (splash/output/console.h): the desktop's compositor
+         * lets go of the display, and keys come from that VT. NULL tty0: no
+         * console at all (tests, the simulated kernel). */
+        const char *tty0;
+        const char *tty_prefix;
         /* One translated sentence per call; may be NULL (nothing reported). */
         void (*report)(void *ctx, enum dmo_splash_report kind, const char *sentence);
         void *report_ctx;

@@ -42,6 +42,8 @@ struct dmo_output {
         const struct dmo_output_ops *ops;
 };
 
+struct dmo_console;
+
 struct dmo_output_config {
         /* NULL for the text output. Its images may still be pending
          * (DMO_THEME_DEFER_IMAGES): a screen puts the backdrop up, then calls
@@ -55,6 +57,9 @@ struct dmo_output_config {
         const char *arg; /* after the colon in --splash=kms:ARG */
         double scale;    /* HiDPI scale; 0: automatic */
         int tty_fd;      /* the text output's terminal, -1: stderr */
+        /* The VT the screens show on (graphics mode, how long to wait for
+         * DRM master after a VT switch); NULL: none. The session owns it. */
+        struct dmo_console *console;
 };
 
 struct dmo_output_ops {

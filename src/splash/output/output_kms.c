@@ -20,6 +20,7 @@
 
 #include <drm_fourcc.h>
 
+#include "splash/output/console.h"
 #include "splash/paint/backdrop.h"
 #include "splash/output/drm_select.h"
 #include "splash/paint/painter.h"
@@ -32,6 +33,7 @@ enum {
         MAX_DAMAGE = 16,
         MAX_CARDS = 16,
         CARD_POLL_MS = 100,
+        MASTER_POLL_MS = 20,
         CLOSE_WAIT_MS = 1000,
 };
 
@@ -429,6 +431,24 @@ static void head_close(struct kms_output *k, struct kms_head *h)
         drmModeFreeCrtc(h->saved);
 }
 
+/* Someone else (a compositor) holds the display: -EBUSY; not allowed (not
+ * root, not on the active VT): -EACCES. Right after the console switched
+ * VTs the compositor is still letting go (logind pauses its devices), so
+ * for wait_ms the refusal is tried again. */
+static int become_master(int fd, int wait_ms)
+{
+        uint64_t deadline = now_ms() + (uint64_t)wait_ms;
+        for (;;) {
+                if (drmSetMaster(fd) == 0 || drmIsMaster(fd))
+                        return 0;
+                int err = errno == EPERM ? -EACCES : errno ? -errno : -EBUSY;
+                if (now_ms() >= deadline)
+                        return err;
+                struct timespec ts = {0, MASTER_POLL_MS * 1000000L};
+                nanosleep(&ts, NULL);
+        }
+}
+
 static void kms_close(struct dmo_output *o);
 
 static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out)
@@ -451,14 +471,15 @@ static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out
                 free(k);
                 return err;
         }
-        /* Someone else (a compositor) holds the display: -EBUSY; not allowed
-         * (not root, not on the active VT): -EACCES. */
-        if (drmSetMaster(k->fd) != 0 && !drmIsMaster(k->fd)) {
-                err = errno == EPERM ? -EACCES : -errno;
+        err = become_master(k->fd, dmo_console_master_wait_ms(cfg->console));
+        if (err < 0) {
                 close(k->fd);
                 free(k);
-                return err ? err : -EBUSY;
+                return err;
         }
+        /* No console text or cursor over the splash; the console puts the
+         * mode back. */
+        dmo_console_set_graphics(cfg->console);
         if (!cfg->theme) {
                 kms_close(&k->base);
                 return -EINVAL;
