@@ -51,9 +51,10 @@ void dmo_cli_splash_init(struct dmo_cli_splash *cs, const struct dmo_cli_common 
             /* Esc and Backspace cancel a hibernation; a resume has nothing
              * left to cancel. */
             .key_tty_fd = mode == DMO_MODE_HIBERNATE ? STDIN_FILENO : -1,
-            /* The simulated kernel leaves the machine's consoles alone. */
-            .tty0 = c->simulated ? NULL : "/dev/tty0",
+            .tty0 = "/dev/tty0",
             .tty_prefix = "/dev/tty",
+            /* The simulated kernel leaves the machine's VTs where they are. */
+            .switch_vt = !c->simulated,
             .report = print_report,
         };
 }

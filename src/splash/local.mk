@@ -86,3 +86,8 @@ check_PROGRAMS += tests/splash-console.test
 TESTS += tests/splash-console.test
 tests_splash_console_test_SOURCES = tests/splash-console.c src/splash/output/console.c
 tests_splash_console_test_LDADD = tests/libdmotest.a src/util/libdmo-util.a $(DMO_LIBS) -lutil
+check_PROGRAMS += tests/splash-session.test
+TESTS += tests/splash-session.test
+tests_splash_session_test_SOURCES = tests/splash-session.c
+tests_splash_session_test_LDADD = tests/libdmotest.a src/splash/libdmo-splash.a \
+	src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)

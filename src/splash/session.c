@@ -154,7 +154,7 @@ static void open_console(struct dmo_splash_session *s)
         struct dmo_console_params cp = {
             .tty0 = s->p.tty0,
             .tty_prefix = s->p.tty_prefix,
-            .switch_vt = s->p.mode == DMO_MODE_HIBERNATE,
+            .switch_vt = s->p.switch_vt && s->p.mode == DMO_MODE_HIBERNATE,
         };
         int r = dmo_console_new(&cp, &s->console);
         if (r < 0 && cp.switch_vt) {
@@ -386,7 +386,9 @@ void dmo_splash_session_fail(struct dmo_splash_session *s, const char *failure)
         /* Started, in case the failure came while it was stopped around the
          * freeze. */
         dmo_renderer_start(s->renderer);
-        if (s->screen)
+        /* On a screen, or as text on a VT of our own that the desktop's
+         * takes over right after. */
+        if (s->screen || dmo_console_vt(s->console) > 0)
                 sleep(failure_hold_s);
 }
 

@@ -43,12 +43,15 @@ struct dmo_splash_session_params {
          * stdin; it is reopened, never changed in place. -1: no keys. */
         int key_tty_fd;
         /* The virtual terminals: "/dev/tty0" and "/dev/tty" (VT n is
-         * tty_prefix + n). A hibernate that may show a screen takes a VT of
-         * its own there (splash/output/console.h): the desktop's compositor
-         * lets go of the display, and keys come from that VT. NULL tty0: no
-         * console at all (tests, the simulated kernel). */
+         * tty_prefix + n); screens put the VT they show on in graphics mode.
+         * NULL tty0: no console at all. */
         const char *tty0;
         const char *tty_prefix;
+        /* A hibernate that may show a screen takes a VT of its own
+         * (splash/output/console.h): the desktop's compositor lets go of the
+         * display, and keys come from that VT. False: stay on the active VT
+         * (the simulated kernel must leave the machine's VTs alone). */
+        bool switch_vt;
         /* One translated sentence per call; may be NULL (nothing reported). */
         void (*report)(void *ctx, enum dmo_splash_report kind, const char *sentence);
         void *report_ctx;
