@@ -1,15 +1,17 @@
 /* Room output/ (output.h is its main header): where frames go (kms,
- * fbdev, png, text), the DRM device choice (drm_select) and the keys. It owns
+ * fbdev, png, text), the DRM device choice (drm_select), the keys and the
+ * console (the VT the screens show on, console.h). It owns
  * devices and their buffers; it may call paint/ and read theme/ (a theme is
  * const here); it never decides which output to use (the session does),
- * never builds a scene (the renderer does) and never prints except the text
- * output on its own terminal.
+ * never builds a scene (the renderer does) and never prints, except the
+ * text output on its terminal and the kms output's timing lines that
+ * DORMOUSE_DEBUG_TIMING asks for.
  *
  * output: one place a scene is shown. Implementations, one file each:
  * kms (libdrm), fbdev (/dev/fb0), png (files, headless), text (a tty or a log).
  *
  * Contract:
- * - Screens (kms, fbdev) show the theme's background (splash/backdrop.h) as
+ * - Screens (kms, fbdev) show the theme's background (splash/paint/backdrop.h) as
  *   soon as they have a buffer, inside open(), before the painter loads
  *   fonts and images; the first render() replaces it with a complete frame.
  * - open() does every allocation and file I/O the output will ever need
@@ -23,7 +25,8 @@
  *   resume (video memory is not part of the image).
  * - render() never blocks for long: a page flip still pending is not waited
  *   for; the frame is shown on the next call.
- * - close() restores what open() found (saved CRTC, tty mode) unless
+ * - close() restores what open() found (saved CRTC, the text output's tty
+ *   mode; the VT's display mode is the console's) unless
  *   dmo_output_set_retain() asked to leave the last frame on screen.
  */
 #ifndef DMO_SPLASH_OUTPUT_H

@@ -78,7 +78,7 @@ int dmo_theme_load(const char *name_or_dir, const struct dmo_theme_paths *paths,
                    struct dmo_theme **out, struct dmo_diag *diag);
 /* DMO_THEME_DEFER_IMAGES: parse theme.conf and find the fonts, but decode no
  * image yet: enough for an output to put the theme's background up at once
- * (splash/backdrop.h). dmo_theme_load_images() decodes them later, with the
+ * (splash/paint/backdrop.h). dmo_theme_load_images() decodes them later, with the
  * same warnings and fallbacks; a painter needs them decoded. */
 enum { DMO_THEME_DEFER_IMAGES = 1 };
 int dmo_theme_load_ex(const char *name_or_dir, const struct dmo_theme_paths *paths, unsigned flags,
