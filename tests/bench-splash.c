@@ -10,10 +10,10 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "splash/backdrop.h"
-#include "splash/painter.h"
+#include "splash/paint/backdrop.h"
+#include "splash/paint/painter.h"
 #include "splash/preview.h"
-#include "splash/theme.h"
+#include "splash/theme/theme.h"
 
 static double now_ms(void)
 {

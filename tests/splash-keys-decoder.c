@@ -1,5 +1,5 @@
 /* The key decoder: bytes in, key events out, with a clock the test controls. */
-#include "splash/keys.h"
+#include "splash/output/keys.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* Pixel outputs on a machine without the device: they fail fast and clearly
  * (so the CLI falls back to another output) instead of hanging. */
-#include "splash/output.h"
+#include "splash/output/output.h"
 
 #include <errno.h>
 #include <time.h>

@@ -1,5 +1,5 @@
 /* drm_select against recorded resource descriptions (tests/fixtures/drm). */
-#include "splash/drm_select.h"
+#include "splash/output/drm_select.h"
 
 #include <errno.h>
 

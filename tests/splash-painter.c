@@ -9,12 +9,12 @@
 
 #include <cairo.h>
 
-#include "splash/backdrop.h"
-#include "splash/output.h"
-#include "splash/output_png.h"
-#include "splash/painter.h"
+#include "splash/paint/backdrop.h"
+#include "splash/output/output.h"
+#include "splash/output/output_png.h"
+#include "splash/paint/painter.h"
 #include "splash/preview.h"
-#include "splash/theme.h"
+#include "splash/theme/theme.h"
 #include "tests/testlib.h"
 #include "util/cleanup.h"
 

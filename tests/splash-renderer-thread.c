@@ -1,4 +1,11 @@
-/* The renderer thread with a fake output that records every scene. */
+/* The renderer thread with a fake output that records every scene.
+ *
+ * Nothing here waits for a fixed time and then asserts: each step waits for
+ * the condition it needs (a frame showing this dialog's own prompt, the
+ * abort flag, a toggle), with a deadline far beyond any plausible delay, so
+ * a loaded machine makes the test slower, never wrong. The two tests that
+ * measure a frame rate check only upper bounds over the time that really
+ * passed (a loaded machine draws fewer frames, never more). */
 #include "splash/renderer.h"
 
 #include <errno.h>
@@ -17,8 +24,9 @@ struct fake_output {
         struct dmo_scene frames[MAX_FRAMES];
         bool force[MAX_FRAMES];
         atomic_int n;
-        atomic_int dialog_kind; /* of the last frame, for the typing thread */
         atomic_uint bullets;
+        pthread_mutex_t lock; /* the last frame's dialog, for the typing thread */
+        struct dmo_dialog dialog;
 };
 
 static int fake_render(struct dmo_output *o, const struct dmo_scene *sc, bool force_full)
@@ -31,7 +39,9 @@ static int fake_render(struct dmo_output *o, const struct dmo_scene *sc, bool fo
                 atomic_store(&f->n, n + 1);
         }
         atomic_store(&f->bullets, sc->dialog.bullets);
-        atomic_store(&f->dialog_kind, (int)sc->dialog.kind);
+        pthread_mutex_lock(&f->lock);
+        f->dialog = sc->dialog;
+        pthread_mutex_unlock(&f->lock);
         return 0;
 }
 
@@ -39,6 +49,12 @@ static const struct dmo_output_ops fake_ops = {
     .name = "fake",
     .render = fake_render,
 };
+
+static void sleep_ms(int ms)
+{
+        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+}
 
 static double cpu_ms(void)
 {
@@ -65,13 +81,46 @@ static struct fake_output *fake_new(void)
 {
         struct fake_output *f = calloc(1, sizeof(*f));
         f->base.ops = &fake_ops;
+        pthread_mutex_init(&f->lock, NULL);
         return f;
 }
 
-static void sleep_ms(int ms)
+/* Long enough for any loaded machine: the slowest wait, two 20 ms frames at
+ * nice 19 against two busy loops (and five other builds on two cores), took
+ * up to 18 s. A deadline only ends a wait that a broken renderer would
+ * never end. */
+static const int deadline_ms = 60000;
+
+static uint64_t now_ms(void)
 {
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* Polls cond until it holds or the deadline passes. */
+#define WAIT_FOR(cond)                                                                             \
+        ({                                                                                         \
+                uint64_t end_ = now_ms() + (uint64_t)deadline_ms;                                  \
+                bool ok_;                                                                          \
+                while (!(ok_ = (cond)) && now_ms() < end_)                                         \
+                        sleep_ms(2);                                                               \
+                ok_;                                                                               \
+        })
+
+static int frames(const struct fake_output *f)
+{
+        return atomic_load(&f->n);
+}
+
+/* The last frame shows a dialog of this kind with this prompt: a dialog of
+ * its own, never one left over from before. */
+static bool shows_dialog(struct fake_output *f, enum dmo_dialog_kind kind, const char *prompt)
+{
+        pthread_mutex_lock(&f->lock);
+        bool yes = f->dialog.kind == kind && strcmp(f->dialog.prompt, prompt) == 0;
+        pthread_mutex_unlock(&f->lock);
+        return yes;
 }
 
 struct rig {
@@ -100,6 +149,7 @@ static void rig_free(struct rig *g)
 {
         dmo_renderer_free(g->r);
         dmo_progress_free(g->p);
+        pthread_mutex_destroy(&g->f->lock);
         free(g->f);
         if (g->keys[0] >= 0) {
                 close(g->keys[0]);
@@ -121,12 +171,15 @@ static void test_bar_eases_forward_never_back_and_ends_exact(void)
         dmo_progress_set_total(g.p, 1000);
         for (int i = 0; i < 10; i++) {
                 dmo_progress_add_pages(g.p, 100);
-                sleep_ms(20);
+                /* A frame has seen this step before the next one comes. */
+                uint64_t done = (uint64_t)(i + 1) * 100;
+                REQUIRE(WAIT_FOR(frames(g.f) > 0 &&
+                                 g.f->frames[frames(g.f) - 1].progress.pages_done >= done));
         }
         dmo_progress_set_phase(g.p, DMO_PHASE_SYNC);
         CHECK_INT(dmo_renderer_stop(g.r), ==, 0);
-        int n = atomic_load(&g.f->n);
-        CHECK_INT(n, >=, 2); /* a loaded machine may draw few; the checks below hold for any */
+        int n = frames(g.f);
+        CHECK_INT(n, >=, 11);
         bool eased = false;
         for (int i = 1; i < n; i++) {
                 const struct dmo_scene *a = &g.f->frames[i - 1], *b = &g.f->frames[i];
@@ -135,7 +188,8 @@ static void test_bar_eases_forward_never_back_and_ends_exact(void)
                 CHECK_INT(b->frame_counter, ==, a->frame_counter + 1);
                 eased |= b->bar_fraction < b->progress.fraction - 1e-6;
         }
-        /* The bar lags the model at least once: it is eased, not copied. */
+        /* The bar lags the model at least once (the first frame after each
+         * of the ten steps lags it): it is eased, not copied. */
         CHECK(eased);
         const struct dmo_scene *last = &g.f->frames[n - 1];
         CHECK_INT(last->progress.phase, ==, DMO_PHASE_SYNC);
@@ -148,20 +202,21 @@ static void test_first_frame_and_requested_frame_are_full(void)
 {
         struct rig g;
         REQUIRE(rig_start(&g, 60, false));
-        sleep_ms(60);
-        int before = atomic_load(&g.f->n);
+        REQUIRE(WAIT_FOR(frames(g.f) >= 2));
+        int before = frames(g.f);
         dmo_renderer_force_full(g.r);
-        sleep_ms(60);
+        REQUIRE(WAIT_FOR(frames(g.f) >= before + 2));
         dmo_renderer_stop(g.r);
-        int n = atomic_load(&g.f->n);
-        REQUIRE(n > before + 1);
+        int n = frames(g.f);
         CHECK(g.f->force[0]);
         int full = 0;
         for (int i = 1; i < n; i++)
                 full += g.f->force[i];
         CHECK_INT(full, ==, 1);
+        /* The requested one comes after the request (a frame drawn while it
+         * was made may come first). */
         bool after = false;
-        for (int i = before; i < n; i++)
+        for (int i = before - 1; i < n; i++)
                 after |= g.f->force[i];
         CHECK(after);
         rig_free(&g);
@@ -174,18 +229,17 @@ static void test_restart_keeps_the_bar_and_repaints_fully_only_on_request(void)
         dmo_progress_set_phase(g.p, DMO_PHASE_WRITE);
         dmo_progress_set_total(g.p, 100);
         dmo_progress_add_pages(g.p, 50);
-        sleep_ms(40);
+        REQUIRE(WAIT_FOR(frames(g.f) >= 2));
         CHECK(g.f->force[0]); /* the very first frame is full */
         /* The CLI stops the thread around the kernel's freeze, then starts it
          * again: the screen still holds the last frame. */
         REQUIRE(dmo_renderer_stop(g.r) == 0);
-        int first_run = atomic_load(&g.f->n);
+        int first_run = frames(g.f);
         double bar = g.f->frames[first_run - 1].bar_fraction;
         REQUIRE(dmo_renderer_start(g.r) == 0);
-        sleep_ms(40);
+        REQUIRE(WAIT_FOR(frames(g.f) > first_run));
         dmo_renderer_stop(g.r);
-        int second_run = atomic_load(&g.f->n);
-        REQUIRE(second_run > first_run);
+        int second_run = frames(g.f);
         CHECK(!g.f->force[first_run]);
         CHECK(g.f->frames[first_run].bar_fraction >= bar);
         CHECK_INT(g.f->frames[first_run].frame_counter, ==,
@@ -193,30 +247,38 @@ static void test_restart_keeps_the_bar_and_repaints_fully_only_on_request(void)
         /* After the kernel suspended the devices: a full repaint. */
         dmo_renderer_force_full(g.r);
         REQUIRE(dmo_renderer_start(g.r) == 0);
-        sleep_ms(40);
+        REQUIRE(WAIT_FOR(frames(g.f) > second_run));
         dmo_renderer_stop(g.r);
-        REQUIRE(atomic_load(&g.f->n) > second_run);
         CHECK(g.f->force[second_run]);
         rig_free(&g);
+}
+
+/* Frames drawn in elapsed_ms at most: one per period, the first and the
+ * final one. A loaded machine draws fewer, never more. */
+static int most_frames(uint64_t elapsed_ms, unsigned period_ms)
+{
+        return (int)(elapsed_ms / period_ms) + 2;
 }
 
 static void test_frame_rate_is_bounded(void)
 {
         struct rig g;
+        uint64_t t0 = now_ms();
         REQUIRE(rig_start(&g, 10, false));
-        sleep_ms(500);
+        REQUIRE(WAIT_FOR(frames(g.f) >= 3));
         dmo_renderer_stop(g.r);
-        int n = atomic_load(&g.f->n);
-        /* 10 fps for 0.5 s: ~5 frames plus the final one; never more than
-         * the rate allows (fewer is a loaded machine, not a fault). */
-        CHECK_INT(n, >=, 1);
-        CHECK_INT(n, <=, 8);
+        uint64_t elapsed = now_ms() - t0;
+        int n = frames(g.f);
+        printf("# %d frames in %llu ms at 10 fps\n", n, (unsigned long long)elapsed);
+        /* 10 fps: 100 ms apart; a little slack for timer rounding. */
+        CHECK_INT(n, <=, most_frames(elapsed, 90));
+        CHECK(elapsed >= 150); /* three frames take at least two periods */
         rig_free(&g);
 }
 
-/* 60 fps asked, 20 ms of CPU per frame: without a budget that is ~25
- * frames in half a second (all of a CPU); with it, a frame and then a pause
- * of ~113 ms, so a handful. */
+/* 60 fps asked, 20 ms of CPU per frame: without a budget that is a frame
+ * every ~20 ms (all of a CPU); with it (~15% of a CPU), a frame and then a
+ * pause of ~113 ms. */
 static void test_expensive_frames_come_less_often(void)
 {
         struct rig g;
@@ -224,13 +286,18 @@ static void test_expensive_frames_come_less_often(void)
         REQUIRE(dmo_renderer_stop(g.r) == 0);
         g.f->base.ops = &slow_ops;
         atomic_store(&g.f->n, 0);
+        uint64_t t0 = now_ms();
         REQUIRE(dmo_renderer_start(g.r) == 0);
-        sleep_ms(500);
+        /* Each frame takes 20 ms of CPU: at nice 19 against busy loops
+         * that is seconds of wall time, so two frames are enough. */
+        REQUIRE(WAIT_FOR(frames(g.f) >= 2));
         dmo_renderer_stop(g.r);
-        int n = atomic_load(&g.f->n);
-        printf("# %d frames in 0.5 s at 20 ms of CPU each\n", n);
-        CHECK_INT(n, >=, 2);
-        CHECK_INT(n, <=, 8);
+        uint64_t elapsed = now_ms() - t0;
+        int n = frames(g.f);
+        printf("# %d frames in %llu ms at 20 ms of CPU each\n", n, (unsigned long long)elapsed);
+        /* A pause between two frames: ≥ 100 ms even unloaded. */
+        CHECK(elapsed >= 100);
+        CHECK_INT(n, <=, most_frames(elapsed, 100));
         rig_free(&g);
 }
 
@@ -239,16 +306,15 @@ static void test_failed_phase_and_detail_make_error_scene(void)
         struct rig g;
         REQUIRE(rig_start(&g, 60, false));
         dmo_progress_set_phase(g.p, DMO_PHASE_FAILED);
-        sleep_ms(40);
-        dmo_renderer_stop(g.r);
-        int n = atomic_load(&g.f->n);
+        dmo_renderer_stop(g.r); /* the final frame samples the model */
+        int n = frames(g.f);
         CHECK_INT(g.f->frames[n - 1].kind, ==, DMO_SCENE_ERROR);
         rig_free(&g);
 
         REQUIRE(rig_start(&g, 60, false));
         dmo_renderer_set_detail(g.r, DMO_SCENE_ABORTED, "Cancelled from the keyboard.");
         dmo_renderer_stop(g.r);
-        n = atomic_load(&g.f->n);
+        n = frames(g.f);
         CHECK_INT(g.f->frames[n - 1].kind, ==, DMO_SCENE_ABORTED);
         CHECK(strcmp(g.f->frames[n - 1].detail, "Cancelled from the keyboard.") == 0);
         rig_free(&g);
@@ -260,8 +326,7 @@ static void test_backspace_requests_abort(void)
         REQUIRE(rig_start(&g, 60, true));
         CHECK(!dmo_progress_abort_requested(g.p));
         type(&g, "\x7f");
-        sleep_ms(100);
-        CHECK(dmo_progress_abort_requested(g.p));
+        CHECK(WAIT_FOR(dmo_progress_abort_requested(g.p)));
         dmo_renderer_stop(g.r);
         rig_free(&g);
 }
@@ -270,12 +335,13 @@ static void test_lone_esc_requests_abort_but_arrow_does_not(void)
 {
         struct rig g;
         REQUIRE(rig_start(&g, 60, true));
-        type(&g, "\x1b[A");
-        sleep_ms(150);
+        /* The `r` after the arrow is a marker: once it toggled, every byte
+         * of the arrow was read and decoded. */
+        type(&g, "\x1b[Ar");
+        REQUIRE(WAIT_FOR(dmo_renderer_reboot_after(g.r)));
         CHECK(!dmo_progress_abort_requested(g.p));
         type(&g, "\x1b");
-        sleep_ms(150);
-        CHECK(dmo_progress_abort_requested(g.p));
+        CHECK(WAIT_FOR(dmo_progress_abort_requested(g.p)));
         dmo_renderer_stop(g.r);
         rig_free(&g);
 }
@@ -285,13 +351,13 @@ static void test_r_toggles_reboot_after_in_scene(void)
         struct rig g;
         REQUIRE(rig_start(&g, 60, true));
         type(&g, "r");
-        sleep_ms(100);
-        CHECK(dmo_renderer_reboot_after(g.r));
+        CHECK(WAIT_FOR(dmo_renderer_reboot_after(g.r)));
+        int n = frames(g.f);
+        REQUIRE(WAIT_FOR(frames(g.f) > n + 1)); /* a frame drawn after the toggle */
         type(&g, "r");
-        sleep_ms(100);
-        CHECK(!dmo_renderer_reboot_after(g.r));
+        CHECK(WAIT_FOR(!dmo_renderer_reboot_after(g.r)));
         dmo_renderer_stop(g.r);
-        int n = atomic_load(&g.f->n);
+        n = frames(g.f);
         bool seen = false;
         for (int i = 0; i < n; i++)
                 seen |= g.f->frames[i].reboot_after;
@@ -301,22 +367,26 @@ static void test_r_toggles_reboot_after_in_scene(void)
         rig_free(&g);
 }
 
+/* Dialogs wait for a key at most this long: far beyond the deadline the
+ * typists wait for, so a dialog never times out under a slow typist. */
+static const int dialog_timeout_ms = 2 * 60000;
+
 struct typist {
         struct rig *g;
         const char *keys;
-        unsigned wait_kind;
+        enum dmo_dialog_kind kind;
+        const char *prompt; /* unique per dialog in a test */
 };
 
-/* Waits until the dialog is on screen, then types. */
+/* Waits until a frame shows this very dialog, then types. */
 static void *typist_main(void *arg)
 {
         struct typist *t = arg;
-        for (int i = 0; i < 200 && atomic_load(&t->g->f->dialog_kind) != (int)t->wait_kind; i++)
-                sleep_ms(5);
+        if (!WAIT_FOR(shows_dialog(t->g->f, t->kind, t->prompt)))
+                return NULL; /* the dialog's own check reports it */
         for (const char *k = t->keys; *k; k++) {
                 char one[2] = {*k, 0};
                 type(t->g, one);
-                sleep_ms(15);
         }
         return NULL;
 }
@@ -330,14 +400,13 @@ static void *passphrase_typist_main(void *arg)
                 const char *bytes;
                 int bullets; /* after this key; -1: do not wait */
         } steps[] = {{"a", 1}, {"b", 2}, {"\xc3\xa9", 3}, {"x", 4}, {"\x7f", 3}, {"\r", -1}};
-        for (int i = 0; i < 400 && atomic_load(&g->f->dialog_kind) != DMO_DIALOG_PASSWORD; i++)
-                sleep_ms(5);
+        if (!WAIT_FOR(shows_dialog(g->f, DMO_DIALOG_PASSWORD, "Passphrase")))
+                return NULL;
         for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
                 type(g, steps[k].bytes);
-                for (int i = 0; i < 400 && steps[k].bullets >= 0 &&
-                                atomic_load(&g->f->bullets) != (unsigned)steps[k].bullets;
-                     i++)
-                        sleep_ms(5);
+                if (steps[k].bullets >= 0 &&
+                    !WAIT_FOR(atomic_load(&g->f->bullets) == (unsigned)steps[k].bullets))
+                        return NULL;
         }
         return NULL;
 }
@@ -349,15 +418,14 @@ static void test_password_dialog_takes_keys_shows_bullets_not_abort(void)
         pthread_t th;
         pthread_create(&th, NULL, passphrase_typist_main, &g);
         char buf[64];
-        int err = dmo_renderer_ask_password(g.r, "Passphrase", buf, sizeof(buf), 5000);
+        int err = dmo_renderer_ask_password(g.r, "Passphrase", buf, sizeof(buf), dialog_timeout_ms);
         pthread_join(th, NULL);
         CHECK_INT(err, ==, 0);
         CHECK(strcmp(buf, "ab\xc3\xa9") == 0);
         /* Backspace went to the dialog, not to abort. */
         CHECK(!dmo_progress_abort_requested(g.p));
-        sleep_ms(50);
-        dmo_renderer_stop(g.r);
-        int n = atomic_load(&g.f->n);
+        dmo_renderer_stop(g.r); /* the final frame has the dialog closed */
+        int n = frames(g.f);
         unsigned most = 0;
         bool prompt = false;
         for (int i = 0; i < n; i++) {
@@ -375,20 +443,21 @@ static void test_password_dialog_esc_cancels_and_wipes(void)
 {
         struct rig g;
         REQUIRE(rig_start(&g, 60, true));
-        struct typist t = {&g, "secret\x1b", DMO_DIALOG_PASSWORD};
+        struct typist t = {&g, "secret\x1b", DMO_DIALOG_PASSWORD, "Passphrase 1"};
         pthread_t th;
         pthread_create(&th, NULL, typist_main, &t);
         char buf[64];
-        int err = dmo_renderer_ask_password(g.r, "Passphrase", buf, sizeof(buf), 5000);
+        int err = dmo_renderer_ask_password(g.r, t.prompt, buf, sizeof(buf), dialog_timeout_ms);
         pthread_join(th, NULL);
         CHECK_INT(err, ==, -ECANCELED);
         CHECK(buf[0] == '\0' && buf[3] == '\0');
         CHECK(!dmo_progress_abort_requested(g.p));
         /* A short buffer takes what fits. */
         t.keys = "abcdef\r";
+        t.prompt = "Passphrase 2";
         pthread_create(&th, NULL, typist_main, &t);
         char small[4];
-        err = dmo_renderer_ask_password(g.r, "Passphrase", small, sizeof(small), 5000);
+        err = dmo_renderer_ask_password(g.r, t.prompt, small, sizeof(small), dialog_timeout_ms);
         pthread_join(th, NULL);
         CHECK_INT(err, ==, 0);
         CHECK(strcmp(small, "abc") == 0);
@@ -400,17 +469,21 @@ static void test_yes_no_keys_and_timeout_default(void)
 {
         struct rig g;
         REQUIRE(rig_start(&g, 60, true));
-        struct typist t = {&g, "n", DMO_DIALOG_QUESTION};
+        struct typist t = {&g, "n", DMO_DIALOG_QUESTION, "Continue? (1)"};
         pthread_t th;
         pthread_create(&th, NULL, typist_main, &t);
-        CHECK_INT(dmo_renderer_ask_yes_no(g.r, "Continue?", true, 5000), ==, 0);
+        CHECK_INT(dmo_renderer_ask_yes_no(g.r, t.prompt, true, dialog_timeout_ms), ==, 0);
         pthread_join(th, NULL);
+        /* The second typist waits for the second dialog, not for the first
+         * one still on screen. */
         t.keys = "\t\r"; /* move from "no" to "yes", then Enter */
+        t.prompt = "Continue? (2)";
         pthread_create(&th, NULL, typist_main, &t);
-        CHECK_INT(dmo_renderer_ask_yes_no(g.r, "Continue?", false, 5000), ==, 1);
+        CHECK_INT(dmo_renderer_ask_yes_no(g.r, t.prompt, false, dialog_timeout_ms), ==, 1);
         pthread_join(th, NULL);
-        CHECK_INT(dmo_renderer_ask_yes_no(g.r, "Continue?", true, 50), ==, 1);
-        CHECK_INT(dmo_renderer_ask_yes_no(g.r, "Continue?", false, 50), ==, 0);
+        /* Nobody types: the default comes back after the timeout. */
+        CHECK_INT(dmo_renderer_ask_yes_no(g.r, "Continue? (3)", true, 50), ==, 1);
+        CHECK_INT(dmo_renderer_ask_yes_no(g.r, "Continue? (4)", false, 50), ==, 0);
         dmo_renderer_stop(g.r);
         rig_free(&g);
 }

@@ -1,5 +1,5 @@
 /* The text output: a live line on a terminal, a few log lines elsewhere. */
-#include "splash/output.h"
+#include "splash/output/output.h"
 
 #include <errno.h>
 #include <fcntl.h>

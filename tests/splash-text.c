@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "splash/text.h"
+#include "splash/paint/text.h"
 #include "tests/testlib.h"
 #include "util/cleanup.h"
 

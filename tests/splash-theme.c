@@ -8,11 +8,11 @@
 
 #include <cairo.h>
 
-#include "splash/painter.h"
-#include "splash/pngload.h"
+#include "splash/paint/painter.h"
+#include "splash/theme/pngload.h"
 #include "splash/preview.h"
-#include "splash/theme.h"
-#include "splash/theme_check.h"
+#include "splash/theme/theme.h"
+#include "splash/theme/theme_check.h"
 #include "tests/testlib.h"
 #include "util/cleanup.h"
 

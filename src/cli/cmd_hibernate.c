@@ -140,14 +140,23 @@ static int parse(struct hibernate_cmd *h, int argc, char **argv)
         return parse_config(h);
 }
 
-static void set_hooks(struct dmo_hibernate_config *hc, struct dmo_display *display)
+/* The person pressed `r` on the splash: reboot into the image instead. */
+static enum dmo_shutdown choose_shutdown(void *session, enum dmo_shutdown planned)
 {
-        hc->hooks.ctx = display;
-        hc->hooks.devices_thawed = dmo_display_devices_thawed;
-        hc->hooks.before_freeze = dmo_display_pause;
-        hc->hooks.after_freeze = dmo_display_after_freeze;
-        hc->hooks.before_snapshot = dmo_display_pause;
+        if (planned != DMO_SHUTDOWN_SUSPEND && dmo_splash_session_reboot_after(session))
+                return DMO_SHUTDOWN_REBOOT;
+        return planned;
+}
+
+static void set_hooks(struct dmo_hibernate_config *hc, struct dmo_splash_session *splash)
+{
+        hc->hooks.ctx = splash;
+        hc->hooks.devices_thawed = dmo_splash_session_devices_thawed;
+        hc->hooks.before_freeze = dmo_splash_session_pause;
+        hc->hooks.after_freeze = dmo_splash_session_after_freeze;
+        hc->hooks.before_snapshot = dmo_splash_session_pause;
         hc->hooks.stats_ready = dmo_cli_print_profile;
+        hc->hooks.choose_shutdown = choose_shutdown;
 }
 
 /* Opens the kernel, brings up the splash, runs the engine; the splash shows
@@ -156,7 +165,8 @@ static int run(struct hibernate_cmd *h)
 {
         struct dmo_snapshot *snap = NULL;
         struct dmo_progress *progress = NULL;
-        struct dmo_display *display = NULL;
+        struct dmo_splash_session *splash = NULL;
+        struct dmo_cli_splash cs;
         int r = dmo_progress_new(DMO_MODE_HIBERNATE, &progress);
         if (r < 0)
                 return r;
@@ -164,15 +174,17 @@ static int run(struct hibernate_cmd *h)
         if (r < 0)
                 goto out;
         /* The splash loads everything it will ever need before the freeze. */
-        dmo_display_start(&h->c, DMO_MODE_HIBERNATE, progress, &display);
+        dmo_cli_splash_init(&cs, &h->c, DMO_MODE_HIBERNATE, progress);
+        dmo_splash_session_new(&cs.params, &splash);
         h->hc.progress = progress;
-        set_hooks(&h->hc, display);
+        set_hooks(&h->hc, splash);
         dmo_engine_hibernate(snap, &h->hc, &h->res);
         if (h->res.outcome == DMO_HIBERNATE_FAILED)
                 snprintf(h->failure, sizeof(h->failure), _("hibernation failed while %s (%s): %s"),
                          dmo_cli_step_text(h->res.step), h->hc.target.path,
                          strerror(-h->res.error));
-        dmo_display_stop(display, h->failure[0] ? h->failure : NULL);
+        dmo_splash_session_fail(splash, h->failure[0] ? h->failure : NULL);
+        dmo_splash_session_free(splash);
 out:
         dmo_snapshot_free(snap);
         dmo_progress_free(progress);

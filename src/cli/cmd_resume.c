@@ -32,42 +32,41 @@ static void usage(FILE *f)
 /* The splash comes up only once there is an image to restore: a normal
  * boot without one stays quiet. */
 struct resume_ui {
-        const struct dmo_cli_common *common;
-        struct dmo_progress *progress;
-        struct dmo_display_launch *launch; /* the splash coming up */
-        struct dmo_display *display;       /* ...and once it is up */
+        struct dmo_cli_splash cs;
+        struct dmo_splash_launch *launch;   /* the splash coming up */
+        struct dmo_splash_session *session; /* ...and once it is up */
 };
 
 /* The image starts loading at once; the splash follows when it is ready. */
 static void show_splash(void *ctx)
 {
         struct resume_ui *ui = ctx;
-        if (ui->display || ui->launch)
+        if (ui->session || ui->launch)
                 return;
-        if (dmo_display_launch(ui->common, DMO_MODE_RESUME, ui->progress, &ui->launch) < 0)
-                dmo_display_start(ui->common, DMO_MODE_RESUME, ui->progress, &ui->display);
+        if (dmo_splash_session_launch(&ui->cs.params, &ui->launch) < 0)
+                dmo_splash_session_new(&ui->cs.params, &ui->session);
 }
 
-/* Everything but the launch thread touches the display only after this. */
-static struct dmo_display *splash_ready(struct resume_ui *ui)
+/* Everything but the launch thread touches the splash only after this. */
+static struct dmo_splash_session *splash_ready(struct resume_ui *ui)
 {
         if (ui->launch) {
-                ui->display = dmo_display_launch_join(ui->launch);
+                ui->session = dmo_splash_session_launch_join(ui->launch);
                 ui->launch = NULL;
         }
-        return ui->display;
+        return ui->session;
 }
 
 static void redraw_splash(void *ctx)
 {
         struct resume_ui *ui = ctx;
-        dmo_display_devices_thawed(splash_ready(ui));
+        dmo_splash_session_devices_thawed(splash_ready(ui));
 }
 
 static void settle_splash(void *ctx)
 {
         struct resume_ui *ui = ctx;
-        dmo_display_before_restore(splash_ready(ui));
+        dmo_splash_session_before_restore(splash_ready(ui));
 }
 
 struct resume_cmd {
@@ -141,14 +140,14 @@ static int run(struct resume_cmd *m)
 {
         struct dmo_snapshot *snap = NULL;
         struct dmo_progress *progress = NULL;
-        struct resume_ui ui = {.common = &m->c};
+        struct resume_ui ui = {.launch = NULL};
         int r = dmo_progress_new(DMO_MODE_RESUME, &progress);
         if (r < 0)
                 return r;
         r = dmo_cli_open_kernel(&m->c, DMO_SNAPSHOT_RESUME, &snap);
         if (r < 0)
                 goto out;
-        ui.progress = progress;
+        dmo_cli_splash_init(&ui.cs, &m->c, DMO_MODE_RESUME, progress);
         m->rc.progress = progress;
         m->rc.hooks = (struct dmo_engine_hooks){
             .ctx = &ui,
@@ -160,10 +159,11 @@ static int run(struct resume_cmd *m)
         dmo_engine_resume(snap, &m->rc, &m->res);
         m->result = dmo_cli_resume_describe(&m->rc, &m->res, m->msg, sizeof(m->msg));
         /* A refusal stays on the screen long enough to be read. */
-        dmo_display_stop(splash_ready(&ui), m->msg[0] ? m->msg : NULL);
-        ui.display = NULL;
+        dmo_splash_session_fail(splash_ready(&ui), m->msg[0] ? m->msg : NULL);
+        dmo_splash_session_free(ui.session);
+        ui.session = NULL;
 out:
-        dmo_display_stop(splash_ready(&ui), NULL);
+        dmo_splash_session_free(splash_ready(&ui));
         dmo_snapshot_free(snap);
         dmo_progress_free(progress);
         return r;

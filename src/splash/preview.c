@@ -9,9 +9,9 @@
 
 #include <cairo.h>
 
-#include "splash/output.h"
-#include "splash/output_png.h"
-#include "splash/painter.h"
+#include "splash/output/output.h"
+#include "splash/output/output_png.h"
+#include "splash/paint/painter.h"
 #include "util/i18n.h"
 
 /* A 12 GiB image of pages written at ~520 MB/s with some wobble; the phases

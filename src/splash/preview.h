@@ -10,7 +10,7 @@
 #define DMO_SPLASH_PREVIEW_H
 
 #include "splash/scene.h"
-#include "splash/theme.h"
+#include "splash/theme/theme.h"
 
 struct dmo_preview_params {
         const char *theme;                   /* name or directory */

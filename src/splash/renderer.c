@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "splash/keys.h"
+#include "splash/output/keys.h"
 
 enum {
         DEFAULT_FPS = 60,

@@ -23,7 +23,7 @@
 #include <stddef.h>
 
 #include "progress/progress.h"
-#include "splash/output.h"
+#include "splash/output/output.h"
 #include "splash/scene.h"
 
 struct dmo_renderer_config {

@@ -4,7 +4,7 @@
 
 #include <cairo.h>
 
-#include "splash/pngload.h"
+#include "splash/theme/pngload.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

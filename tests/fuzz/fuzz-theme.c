@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "splash/theme.h"
+#include "splash/theme/theme.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-#include "splash/pngload.h"
+#include "splash/theme/pngload.h"
 
 #include <errno.h>
 #include <setjmp.h>

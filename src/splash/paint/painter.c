@@ -1,4 +1,4 @@
-#include "splash/painter.h"
+#include "splash/paint/painter.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,8 +8,8 @@
 
 #include <cairo.h>
 
-#include "splash/text.h"
-#include "splash/theme-private.h"
+#include "splash/paint/text.h"
+#include "splash/theme/theme-private.h"
 #include "util/i18n.h"
 
 #if !ENABLE_NLS

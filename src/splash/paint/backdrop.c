@@ -1,10 +1,10 @@
-#include "splash/backdrop.h"
+#include "splash/paint/backdrop.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
-#include "splash/theme-private.h"
+#include "splash/theme/theme-private.h"
 
 static uint32_t channel(double v)
 {

@@ -1,4 +1,4 @@
-#include "splash/text.h"
+#include "splash/paint/text.h"
 
 #include <errno.h>
 #include <math.h>

@@ -3,21 +3,22 @@
  * (32 bpp XRGB as is, other true-colour layouts such as RGB565 converted
  * pixel by pixel) into the mapped visible area. What was on screen at open is
  * put back at close unless the last frame is to stay. */
-#include "splash/output.h"
+#include "splash/output/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fb.h>
-#include <linux/kd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "splash/backdrop.h"
-#include "splash/painter.h"
-#include "splash/theme.h"
+#include "splash/output/console.h"
+#include "splash/paint/backdrop.h"
+#include "splash/paint/painter.h"
+#include "util/i18n.h"
+#include "splash/theme/theme.h"
 
 enum {
         MAX_DAMAGE = 16,
@@ -37,8 +38,6 @@ struct fbdev_output {
         bool direct_xrgb; /* 32 bpp with red 16, green 8, blue 0: rows are copied as is */
         struct fb_bitfield red, green, blue;
         uint8_t *saved; /* the visible area as found at open */
-        int vt_fd;      /* the active VT, switched to graphics mode; -1 if none */
-        int vt_mode;    /* its mode before (KD_TEXT) */
         uint8_t *shadow;
         int shadow_stride;
         struct dmo_painter *painter;
@@ -70,7 +69,6 @@ static bool layout_supported(const struct fb_var_screeninfo *v, const struct fb_
 }
 
 static void fbdev_close(struct dmo_output *o);
-static void vt_graphics(struct fbdev_output *f);
 static void copy_rect(struct fbdev_output *f, const struct dmo_rect *r);
 
 static int fbdev_open(const struct dmo_output_config *cfg, struct dmo_output **out)
@@ -79,7 +77,6 @@ static int fbdev_open(const struct dmo_output_config *cfg, struct dmo_output **o
         if (!f)
                 return -ENOMEM;
         f->base.ops = &dmo_output_fbdev;
-        f->vt_fd = -1;
         f->fd = open(fb_path(cfg->arg), O_RDWR | O_CLOEXEC);
         if (f->fd < 0) {
                 int err = errno == ENOENT || errno == ENXIO ? -ENODEV : -errno;
@@ -131,11 +128,14 @@ static int fbdev_open(const struct dmo_output_config *cfg, struct dmo_output **o
         }
         memcpy(f->saved, f->visible, visible_len);
         /* The theme's background goes up first, while fonts and images load. */
-        vt_graphics(f);
+        /* The framebuffer console draws text and its cursor into the same
+         * memory: in graphics mode the VT leaves the screen to us (the
+         * console restores the mode; without a VT there is nothing to do). */
+        dmo_console_set_graphics(cfg->console);
         dmo_backdrop_fill(cfg->theme, f->shadow, (size_t)f->shadow_stride, f->width, f->height);
         copy_rect(f, &(struct dmo_rect){0, 0, f->width, f->height});
         drawn = true;
-        dmo_theme_load_images(cfg->theme, cfg->diag);
+        dmo_output_complete_theme(cfg);
         int mm = v.width > 0 && v.width < MAX_PLAUSIBLE_MM ? (int)v.width : 0;
         err = dmo_painter_new(cfg->theme, f->width, f->height, cfg->scale, mm, &f->painter);
         if (err < 0)
@@ -205,39 +205,11 @@ static void fbdev_set_retain(struct dmo_output *o, bool retain)
         ((struct fbdev_output *)o)->retain = retain;
 }
 
-/* The framebuffer console draws text and its cursor into the same memory:
- * in graphics mode the VT leaves the screen to us. Without a VT (a serial
- * machine) there is nothing to switch. */
-static void vt_graphics(struct fbdev_output *f)
-{
-        int fd = open("/dev/tty0", O_RDWR | O_NOCTTY | O_CLOEXEC);
-        if (fd < 0)
-                return;
-        int mode;
-        if (ioctl(fd, KDGETMODE, &mode) < 0 || ioctl(fd, KDSETMODE, KD_GRAPHICS) < 0) {
-                close(fd);
-                return;
-        }
-        f->vt_fd = fd;
-        f->vt_mode = mode;
-}
-
-static void vt_restore(struct fbdev_output *f)
-{
-        if (f->vt_fd < 0)
-                return;
-        if (!f->retain)
-                ioctl(f->vt_fd, KDSETMODE, f->vt_mode);
-        close(f->vt_fd);
-        f->vt_fd = -1;
-}
-
 static void fbdev_close(struct dmo_output *o)
 {
         struct fbdev_output *f = (struct fbdev_output *)o;
         if (!f)
                 return;
-        vt_restore(f);
         if (f->saved && !f->retain)
                 memcpy(f->visible, f->saved, (size_t)f->height * f->line_length);
         if (f->painter)
@@ -251,8 +223,30 @@ static void fbdev_close(struct dmo_output *o)
         free(f);
 }
 
+static const char *fbdev_unavailable_reason(int err)
+{
+        switch (err) {
+        case -ENODEV:
+                return _("No framebuffer device (/dev/fb0); falling back to another "
+                         "splash output.");
+        case -EACCES:
+                return _("Not allowed to open the framebuffer device: run as root.");
+        case -EOPNOTSUPP:
+                return _("The framebuffer uses a pixel format the splash does not "
+                         "draw (only 16 and 32 bits per pixel true colour); use "
+                         "--splash=kms or --splash=text.");
+        case -ENOTTY:
+                return _("The framebuffer device given is not a framebuffer.");
+        default:
+                return NULL;
+        }
+}
+
 const struct dmo_output_ops dmo_output_fbdev = {
     .name = "fbdev",
+    .is_screen = true,
+    .needs_theme = true,
+    .unavailable_reason = fbdev_unavailable_reason,
     .open = fbdev_open,
     .render = fbdev_render,
     .set_retain = fbdev_set_retain,

@@ -9,7 +9,7 @@
 #ifndef DMO_SPLASH_THEME_CHECK_H
 #define DMO_SPLASH_THEME_CHECK_H
 
-#include "splash/theme.h"
+#include "splash/theme/theme.h"
 
 /* 0: clean; 1: warnings only; 2: errors (or the theme does not load). */
 int dmo_theme_check(const char *name_or_dir, const struct dmo_theme_paths *paths,

@@ -1,4 +1,4 @@
-#include "splash/theme_check.h"
+#include "splash/theme/theme_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,9 +6,9 @@
 
 #include <cairo.h>
 
-#include "splash/painter.h"
+#include "splash/paint/painter.h"
 #include "splash/preview.h"
-#include "splash/theme-private.h"
+#include "splash/theme/theme-private.h"
 #include "util/i18n.h"
 
 static const int check_sizes[][2] = {{800, 600}, {1280, 800}, {1920, 1080}, {3840, 2160}};

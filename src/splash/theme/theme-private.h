@@ -8,7 +8,7 @@
 #include <cairo.h>
 
 #include "splash/scene.h"
-#include "splash/theme.h"
+#include "splash/theme/theme.h"
 
 #define DMO_THEME_MAX_THROBBER 64
 #define DMO_THEME_PATH         512

@@ -9,10 +9,10 @@
 
 #include <cairo.h>
 
-#include "splash/output.h"
-#include "splash/output_png.h"
-#include "splash/painter.h"
-#include "splash/theme.h"
+#include "splash/output/output.h"
+#include "splash/output/output_png.h"
+#include "splash/paint/painter.h"
+#include "splash/theme/theme.h"
 
 struct png_output {
         struct dmo_output base;
@@ -82,7 +82,7 @@ static int png_open(const struct dmo_output_config *cfg, struct dmo_output **out
                 r = -ENOMEM;
                 goto fail;
         }
-        dmo_theme_load_images(cfg->theme, cfg->diag);
+        dmo_output_complete_theme(cfg);
         r = dmo_painter_new(cfg->theme, o->w, o->h, scale, 0, &o->painter);
         if (r < 0)
                 goto fail;
@@ -136,6 +136,7 @@ static void png_close(struct dmo_output *base)
 
 const struct dmo_output_ops dmo_output_png = {
     .name = "png",
+    .needs_theme = true,
     .open = png_open,
     .render = png_render,
     .event_fd = NULL,

@@ -1,4 +1,4 @@
-#include "splash/keys.h"
+#include "splash/output/keys.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,17 @@
-/* output: one place a scene is shown. Implementations, one file each:
+/* Room output/ (output.h is its main header): where frames go (kms,
+ * fbdev, png, text), the DRM device choice (drm_select), the keys and the
+ * console (the VT the screens show on, console.h). It owns
+ * devices and their buffers; it may call paint/ and read theme/ (a theme is
+ * const here); it never decides which output to use (the session does),
+ * never builds a scene (the renderer does) and never prints, except the
+ * text output on its terminal and the kms output's timing lines that
+ * DORMOUSE_DEBUG_TIMING asks for.
+ *
+ * output: one place a scene is shown. Implementations, one file each:
  * kms (libdrm), fbdev (/dev/fb0), png (files, headless), text (a tty or a log).
  *
  * Contract:
- * - Screens (kms, fbdev) show the theme's background (splash/backdrop.h) as
+ * - Screens (kms, fbdev) show the theme's background (splash/paint/backdrop.h) as
  *   soon as they have a buffer, inside open(), before the painter loads
  *   fonts and images; the first render() replaces it with a complete frame.
  * - open() does every allocation and file I/O the output will ever need
@@ -16,7 +25,8 @@
  *   resume (video memory is not part of the image).
  * - render() never blocks for long: a page flip still pending is not waited
  *   for; the frame is shown on the next call.
- * - close() restores what open() found (saved CRTC, tty mode) unless
+ * - close() restores what open() found (saved CRTC, the text output's tty
+ *   mode; the VT's display mode is the console's) unless
  *   dmo_output_set_retain() asked to leave the last frame on screen.
  */
 #ifndef DMO_SPLASH_OUTPUT_H
@@ -35,22 +45,34 @@ struct dmo_output {
         const struct dmo_output_ops *ops;
 };
 
-struct dmo_diag;
+struct dmo_console;
 
 struct dmo_output_config {
-        /* NULL for the text output. May come with its images still to
-         * decode (DMO_THEME_DEFER_IMAGES): open() puts the backdrop up, then
-         * decodes them (dmo_theme_load_images, warnings into diag, which may
-         * be NULL) before making its painter. */
-        struct dmo_theme *theme;
-        struct dmo_diag *diag;
+        /* NULL for the text output. Its images may still be pending
+         * (DMO_THEME_DEFER_IMAGES): a screen puts the backdrop up, then calls
+         * dmo_output_complete_theme() before it makes its painter. Outputs
+         * only read the theme. */
+        const struct dmo_theme *theme;
+        /* The theme's owner (the session) decodes the deferred images here,
+         * once for all outputs. NULL: the theme is already complete. */
+        void (*complete_theme)(void *ctx);
+        void *complete_ctx;
         const char *arg; /* after the colon in --splash=kms:ARG */
         double scale;    /* HiDPI scale; 0: automatic */
         int tty_fd;      /* the text output's terminal, -1: stderr */
+        /* The VT the screens show on (graphics mode, how long to wait for
+         * DRM master after a VT switch); NULL: none. The session owns it. */
+        struct dmo_console *console;
 };
 
 struct dmo_output_ops {
         const char *name;
+        bool is_screen;   /* shows frames on a display (kms, fbdev) */
+        bool needs_theme; /* draws the theme: opened only with one */
+        /* Optional: a translated sentence for an error open() returned,
+         * saying what failed and what to do; NULL when strerror() says
+         * enough. */
+        const char *(*unavailable_reason)(int err);
         int (*open)(const struct dmo_output_config *cfg, struct dmo_output **out);
         int (*render)(struct dmo_output *o, const struct dmo_scene *scene, bool force_full);
         /* Optional: fd the renderer polls (DRM events); -1 if none. */
@@ -72,13 +94,18 @@ extern const struct dmo_output_ops dmo_output_fbdev;
 extern const struct dmo_output_ops dmo_output_png;
 extern const struct dmo_output_ops dmo_output_text;
 
+/* Asks the theme's owner to finish a deferred load (see the config). */
+static inline void dmo_output_complete_theme(const struct dmo_output_config *cfg)
+{
+        if (cfg->complete_theme)
+                cfg->complete_theme(cfg->complete_ctx);
+}
+
 /* "kms", "fbdev", "png", "text" → ops, or NULL. */
 const struct dmo_output_ops *dmo_output_find(const char *name);
 
-/* A translated sentence for an error ops->open() returned, saying what failed
- * and what to do (kms: -ENODEV no card in time, -EBUSY another master,
- * -EACCES not allowed, -EOPNOTSUPP no dumb buffers; fbdev: -ENODEV,
- * -ENOTTY, -EOPNOTSUPP pixel format); NULL when strerror() says enough. */
+/* ops->unavailable_reason(err), then the reasons common to all outputs;
+ * NULL when strerror() says enough. */
 const char *dmo_output_strerror(const struct dmo_output_ops *ops, int err);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "splash/output.h"
+#include "splash/output/output.h"
 
 int dmo_output_png_parse_arg(const char *arg, char *dir, size_t dirlen, int *w, int *h,
                              double *scale);

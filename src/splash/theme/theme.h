@@ -1,10 +1,21 @@
-/* theme: a splash theme loaded from its keyfile (theme.conf) and images.
+/* Room theme/ (theme.h is its main header): the theme file, its images
+ * (pngload) and the checker (theme_check). It owns theme data and the
+ * diagnostics list; it may call libpng, cairo (for image surfaces), gettext
+ * and the file system; it never paints a frame, never opens a device and
+ * never prints.
+ *
+ * theme: a splash theme loaded from its keyfile (theme.conf) and images.
  *
  * Contract:
  * - Owns the theme keyfile parser, image loading for themes (through
  *   pngload) and the diagnostics list shared with `dormouse theme check`.
  * - dmo_theme_load() does all file I/O and allocation of a theme; the result
  *   is immutable and may be shared by several painters (one per output).
+ * - A load with DMO_THEME_DEFER_IMAGES is in two steps, both the owner's:
+ *   the owner (the splash session) calls dmo_theme_load_images() once when
+ *   the first screen has its backdrop up; until then only the backdrop may
+ *   read the theme, afterwards it is as immutable as a plain load. Outputs
+ *   and painters only ever get a const theme.
  * - Translatable strings (titles, subtitles) are translated with gettext at
  *   load time: call dmo_i18n_init()/setlocale before loading.
  * - Never fatal on unknown keys or broken images: those become diagnostics and
@@ -67,7 +78,7 @@ int dmo_theme_load(const char *name_or_dir, const struct dmo_theme_paths *paths,
                    struct dmo_theme **out, struct dmo_diag *diag);
 /* DMO_THEME_DEFER_IMAGES: parse theme.conf and find the fonts, but decode no
  * image yet: enough for an output to put the theme's background up at once
- * (splash/backdrop.h). dmo_theme_load_images() decodes them later, with the
+ * (splash/paint/backdrop.h). dmo_theme_load_images() decodes them later, with the
  * same warnings and fallbacks; a painter needs them decoded. */
 enum { DMO_THEME_DEFER_IMAGES = 1 };
 int dmo_theme_load_ex(const char *name_or_dir, const struct dmo_theme_paths *paths, unsigned flags,

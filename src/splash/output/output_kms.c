@@ -4,7 +4,7 @@
  * the painter draws into, damaged rectangles copied to the back buffer,
  * page flips completed from the renderer's poll loop; SetCrtc and DirtyFB
  * when flips do not work; the saved CRTCs restored at close. */
-#include "splash/output.h"
+#include "splash/output/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,17 +20,20 @@
 
 #include <drm_fourcc.h>
 
-#include "splash/backdrop.h"
-#include "splash/drm_select.h"
-#include "splash/painter.h"
-#include "splash/theme.h"
+#include "splash/output/console.h"
+#include "splash/paint/backdrop.h"
+#include "splash/output/drm_select.h"
+#include "splash/paint/painter.h"
+#include "splash/theme/theme.h"
 #include "util/cleanup.h"
+#include "util/i18n.h"
 
 enum {
         MAX_HEADS = 4,
         MAX_DAMAGE = 16,
         MAX_CARDS = 16,
         CARD_POLL_MS = 100,
+        MASTER_POLL_MS = 20,
         CLOSE_WAIT_MS = 1000,
 };
 
@@ -428,6 +431,24 @@ static void head_close(struct kms_output *k, struct kms_head *h)
         drmModeFreeCrtc(h->saved);
 }
 
+/* Someone else (a compositor) holds the display: -EBUSY; not allowed (not
+ * root, not on the active VT): -EACCES. Right after the console switched
+ * VTs the compositor is still letting go (logind pauses its devices), so
+ * for wait_ms the refusal is tried again. */
+static int become_master(int fd, int wait_ms)
+{
+        uint64_t deadline = now_ms() + (uint64_t)wait_ms;
+        for (;;) {
+                if (drmSetMaster(fd) == 0 || drmIsMaster(fd))
+                        return 0;
+                int err = errno == EPERM ? -EACCES : errno ? -errno : -EBUSY;
+                if (now_ms() >= deadline)
+                        return err;
+                struct timespec ts = {0, MASTER_POLL_MS * 1000000L};
+                nanosleep(&ts, NULL);
+        }
+}
+
 static void kms_close(struct dmo_output *o);
 
 static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out)
@@ -450,14 +471,15 @@ static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out
                 free(k);
                 return err;
         }
-        /* Someone else (a compositor) holds the display: -EBUSY; not allowed
-         * (not root, not on the active VT): -EACCES. */
-        if (drmSetMaster(k->fd) != 0 && !drmIsMaster(k->fd)) {
-                err = errno == EPERM ? -EACCES : -errno;
+        err = become_master(k->fd, dmo_console_master_wait_ms(cfg->console));
+        if (err < 0) {
                 close(k->fd);
                 free(k);
-                return err ? err : -EBUSY;
+                return err;
         }
+        /* No console text or cursor over the splash; the console puts the
+         * mode back. */
+        dmo_console_set_graphics(cfg->console);
         if (!cfg->theme) {
                 kms_close(&k->base);
                 return -EINVAL;
@@ -487,7 +509,7 @@ static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out
         free(cs);
         /* Every head shows the backdrop: now the pictures, fonts and the rest. */
         if (err == 0)
-                dmo_theme_load_images(cfg->theme, cfg->diag);
+                dmo_output_complete_theme(cfg);
         for (size_t i = 0; err == 0 && i < k->n_heads; i++) {
                 struct kms_head *h = &k->heads[i];
                 err = dmo_painter_new(cfg->theme, h->width, h->height, cfg->scale, h->phys_width_mm,
@@ -751,8 +773,32 @@ static void kms_close(struct dmo_output *o)
         free(k);
 }
 
+static const char *kms_unavailable_reason(int err)
+{
+        switch (err) {
+        case -ENODEV:
+                return _("No display device (/dev/dri/card*) appeared in time; "
+                         "falling back to another splash output.");
+        case -EBUSY:
+                return _("Another program (a desktop session or display server) "
+                         "controls the display; the splash cannot draw on it. Run from "
+                         "a text console, or let the session hand over.");
+        case -EACCES:
+                return _("Not allowed to take over the display: run as root, from "
+                         "the active virtual terminal.");
+        case -EOPNOTSUPP:
+                return _("The display driver has no dumb buffers; use --splash=fbdev "
+                         "or --splash=text.");
+        default:
+                return NULL;
+        }
+}
+
 const struct dmo_output_ops dmo_output_kms = {
     .name = "kms",
+    .is_screen = true,
+    .needs_theme = true,
+    .unavailable_reason = kms_unavailable_reason,
     .open = kms_open,
     .render = kms_render,
     .event_fd = kms_event_fd,

@@ -1,4 +1,10 @@
-/* painter: turns (theme, scene) into XRGB8888 pixels with cairo.
+/* Room paint/ (painter.h is its main header): the painter, text shaping
+ * (text) and the cairo-free backdrop. It owns fonts, layouts and pixels it
+ * is handed; it may call theme/ (read-only), cairo, FreeType and HarfBuzz;
+ * it never opens a device, never reads keys, never knows which output shows
+ * its pixels, and never loads theme images (the session does, see theme.h).
+ *
+ * painter: turns (theme, scene) into XRGB8888 pixels with cairo.
  *
  * Contract:
  * - dmo_painter_new() does every file I/O and almost every allocation the
@@ -21,7 +27,7 @@
 #include <stdint.h>
 
 #include "splash/scene.h"
-#include "splash/theme.h"
+#include "splash/theme/theme.h"
 
 struct dmo_rect {
         int x, y, w, h;

@@ -1,4 +1,4 @@
-#include "splash/theme.h"
+#include "splash/theme/theme.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "splash/pngload.h"
-#include "splash/theme-private.h"
+#include "splash/theme/pngload.h"
+#include "splash/theme/theme-private.h"
 #include "util/cleanup.h"
 #include "util/i18n.h"
 

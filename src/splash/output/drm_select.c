@@ -1,4 +1,4 @@
-#include "splash/drm_select.h"
+#include "splash/output/drm_select.h"
 
 #include <errno.h>
 

@@ -2,7 +2,7 @@
  * percent, throughput, time left); elsewhere (a log, a pipe, a serial
  * console), a few plain lines per run. Every string is translated in open()
  * so render() never loads a catalog, allocates or blocks. */
-#include "splash/output.h"
+#include "splash/output/output.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -114,15 +114,17 @@ static void load_strings(struct text_strings *s, bool utf8)
         s->log_failed = _("%s: %s\n");
 }
 
-/* Translated formats are not literals the compiler can check; their
- * arguments are checked by msgfmt --check-format against the msgid. */
-static int fmt(char *buf, size_t len, const char *format, ...)
+/* The translated formats are looked up once, at open (no catalog lookups
+ * after the freeze), so the format handed to snprintf is not a literal. This
+ * returns the cached translation and names the msgid it came from: the
+ * format_arg attribute lets the compiler check the arguments against that
+ * literal, as it does for gettext(); msgfmt --check-format checks the
+ * translation against the msgid. */
+static const char *cached(const char *translated, const char *msgid) __attribute__((format_arg(2)));
+static const char *cached(const char *translated, const char *msgid)
 {
-        va_list ap;
-        va_start(ap, format);
-        int n = vsnprintf(buf, len, format, ap);
-        va_end(ap);
-        return n;
+        (void)msgid;
+        return translated;
 }
 
 static bool locale_is_utf8(void)
@@ -191,16 +193,16 @@ static void format_eta(const struct text_output *t, double eta, char *buf, size_
                 return;
         unsigned s = (unsigned)(eta + 0.5);
         if (s < 100)
-                fmt(buf, len, t->s.secs, s);
+                snprintf(buf, len, cached(t->s.secs, "%u s left"), s);
         else
-                fmt(buf, len, t->s.mins, (s + 59) / 60);
+                snprintf(buf, len, cached(t->s.mins, "%u min left"), (s + 59) / 60);
 }
 
 static void format_rate(const struct text_output *t, double mbps, char *buf, size_t len)
 {
         buf[0] = '\0';
         if (mbps > 0 && mbps < MAX_MBPS)
-                fmt(buf, len, t->s.mbps, (unsigned)(mbps + 0.5));
+                snprintf(buf, len, cached(t->s.mbps, "%u MB/s"), (unsigned)(mbps + 0.5));
 }
 
 /* Appends with bounds; the line buffer is large enough for any layout that
@@ -405,9 +407,12 @@ static void log_totals(struct text_output *t, const struct dmo_progress_snapshot
                               : 0;
         double rate = p->elapsed_s > 0 ? (double)p->bytes_in / MB / p->elapsed_s : 0;
         unsigned avg = rate < MAX_MBPS ? (unsigned)rate : MAX_MBPS;
-        int n = fmt(t->line, sizeof(t->line), t->s.log_totals, t->s.labels[ph],
-                    (unsigned long long)p->pages_done, (unsigned long long)(p->bytes_in / MB),
-                    tenths / 10, tenths % 10, avg, (unsigned long long)(p->bytes_out / MB));
+        int n = snprintf(t->line, sizeof(t->line),
+                         cached(t->s.log_totals, "[100%%] %s: %llu pages (%llu MB) in %u.%u s, %u "
+                                                 "MB/s on average, %llu MB on disk\n"),
+                         t->s.labels[ph], (unsigned long long)p->pages_done,
+                         (unsigned long long)(p->bytes_in / MB), tenths / 10, tenths % 10, avg,
+                         (unsigned long long)(p->bytes_out / MB));
         if (n > 0)
                 emit(t, t->line, (size_t)n < sizeof(t->line) ? (size_t)n : sizeof(t->line) - 1);
         t->totals_done = true;
@@ -430,10 +435,11 @@ static int render_log(struct text_output *t, const struct dmo_scene *sc)
                 char rate[64], eta[64];
                 format_rate(t, p->mb_per_s, rate, sizeof(rate));
                 format_eta(t, p->eta_s, eta, sizeof(eta));
-                n = fmt(t->line, sizeof(t->line), t->s.log_progress, (unsigned)decile * 10,
-                        t->s.labels[ph], (unsigned long long)p->pages_done,
-                        (unsigned long long)p->pages_total, rate[0] ? rate : "-",
-                        eta[0] ? eta : "-");
+                n = snprintf(t->line, sizeof(t->line),
+                             cached(t->s.log_progress, "[%3u%%] %s: %llu of %llu pages, %s, %s\n"),
+                             (unsigned)decile * 10, t->s.labels[ph],
+                             (unsigned long long)p->pages_done, (unsigned long long)p->pages_total,
+                             rate[0] ? rate : "-", eta[0] ? eta : "-");
         } else {
                 t->started = true;
                 t->last_phase = ph;
@@ -445,14 +451,16 @@ static int render_log(struct text_output *t, const struct dmo_scene *sc)
                         return 0;
                 }
                 if (ph == DMO_PHASE_ABORTED)
-                        n = fmt(t->line, sizeof(t->line), t->s.log_aborted, t->s.labels[ph],
-                                (unsigned long long)p->pages_done,
-                                (unsigned long long)p->pages_total, p->message);
+                        n = snprintf(t->line, sizeof(t->line),
+                                     cached(t->s.log_aborted, "%s after %llu of %llu pages. %s\n"),
+                                     t->s.labels[ph], (unsigned long long)p->pages_done,
+                                     (unsigned long long)p->pages_total, p->message);
                 else if (ph == DMO_PHASE_FAILED)
-                        n = fmt(t->line, sizeof(t->line), t->s.log_failed, t->s.labels[ph],
-                                sc->detail[0] ? sc->detail : p->message);
+                        n = snprintf(t->line, sizeof(t->line), cached(t->s.log_failed, "%s: %s\n"),
+                                     t->s.labels[ph], sc->detail[0] ? sc->detail : p->message);
                 else
-                        n = fmt(t->line, sizeof(t->line), t->s.log_phase, pct, t->s.labels[ph]);
+                        n = snprintf(t->line, sizeof(t->line),
+                                     cached(t->s.log_phase, "[%3u%%] %s\n"), pct, t->s.labels[ph]);
         }
         if (n > 0)
                 emit(t, t->line, (size_t)n < sizeof(t->line) ? (size_t)n : sizeof(t->line) - 1);

@@ -1,0 +1,411 @@
+#include "splash/session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "splash/output/console.h"
+#include "splash/output/output.h"
+#include "splash/renderer.h"
+#include "util/i18n.h"
+
+#define MAX_OUTPUTS 3
+
+struct dmo_splash_session {
+        struct dmo_splash_session_params p;
+        struct dmo_theme *theme;
+        bool images_loaded;
+        struct dmo_diag theme_diag; /* from decoding the theme's images */
+        struct dmo_output *outputs[MAX_OUTPUTS];
+        size_t n_outputs;
+        struct dmo_renderer *renderer;
+        struct dmo_console *console;                /* NULL: none (no VT, tests) */
+        const struct dmo_output_ops *screen_failed; /* the first screen that could not open */
+        int screen_err;                             /* ...and why */
+        int key_fd;
+        bool screen; /* a screen (kms, fbdev) is among the outputs */
+};
+
+/* How long a failure stays on a screen before the boot (or the desktop)
+ * takes it over: long enough to read two lines. */
+static const unsigned failure_hold_s = 5;
+
+static void report(const struct dmo_splash_session *s, enum dmo_splash_report kind, const char *fmt,
+                   ...) __attribute__((format(printf, 3, 4)));
+static void report(const struct dmo_splash_session *s, enum dmo_splash_report kind, const char *fmt,
+                   ...)
+{
+        char line[768];
+        va_list ap;
+        if (!s->p.report)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(line, sizeof(line), fmt, ap);
+        va_end(ap);
+        s->p.report(s->p.report_ctx, kind, line);
+}
+
+static void report_diag(const struct dmo_splash_session *s, const struct dmo_diag *diag)
+{
+        char line[640];
+        for (size_t i = 0; i < diag->n; i++) {
+                if (diag->items[i].severity < DMO_DIAG_WARNING)
+                        continue;
+                dmo_diag_format(&diag->items[i], line, sizeof(line));
+                report(s, DMO_SPLASH_NOTE, "%s", line);
+        }
+}
+
+/* The second step of the deferred theme load: the first screen calls it
+ * once its backdrop is up, the others find it done. */
+static void complete_theme(void *ctx)
+{
+        struct dmo_splash_session *s = ctx;
+        if (s->images_loaded || !s->theme)
+                return;
+        dmo_theme_load_images(s->theme, &s->theme_diag);
+        s->images_loaded = true;
+}
+
+static int open_output(struct dmo_splash_session *s, const struct dmo_output_ops *ops,
+                       const char *arg)
+{
+        if (s->n_outputs >= MAX_OUTPUTS)
+                return -E2BIG;
+        if (ops->needs_theme && !s->theme)
+                return -ENOENT; /* nothing to draw */
+        struct dmo_output_config cfg = {
+            .theme = ops->needs_theme ? s->theme : NULL,
+            .complete_theme = complete_theme,
+            .complete_ctx = s,
+            .arg = arg,
+            .tty_fd = -1,
+            .console = s->console,
+        };
+        /* On a VT of our own with no picture on it, the text goes there:
+         * that VT is what the screen shows. */
+        if (!ops->is_screen && !s->screen && dmo_console_fd(s->console) >= 0) {
+                cfg.tty_fd = dmo_console_fd(s->console);
+                cfg.arg = NULL;
+        }
+        struct dmo_output *o;
+        int r = ops->open(&cfg, &o);
+        if (r < 0) {
+                if (ops->is_screen && !s->screen_failed) {
+                        s->screen_failed = ops;
+                        s->screen_err = r;
+                }
+                return r;
+        }
+        s->outputs[s->n_outputs++] = o;
+        s->screen |= ops->is_screen;
+        return 0;
+}
+
+static void load_theme(struct dmo_splash_session *s)
+{
+        struct dmo_diag diag;
+        const char *name = s->p.theme ? s->p.theme : "default";
+        const char *dir =
+            s->p.paths && s->p.paths->themes_dir ? s->p.paths->themes_dir : DMO_DATADIR "/themes";
+        dmo_diag_init(&diag);
+        /* Images wait until a screen shows the theme's background. */
+        int r = dmo_theme_load_ex(name, s->p.paths, DMO_THEME_DEFER_IMAGES, &s->theme, &diag);
+        report_diag(s, &diag);
+        dmo_diag_clear(&diag);
+        if (r < 0) {
+                report(s, DMO_SPLASH_NOTE,
+                       _("theme \"%s\" could not be loaded from %s (%s); showing text progress "
+                         "only"),
+                       name, dir, strerror(-r));
+                s->theme = NULL;
+        }
+}
+
+static const char *console_strerror(int err)
+{
+        switch (err) {
+        case -ETIMEDOUT:
+                return _("the desktop session did not give up the screen in time");
+        case -EBUSY:
+                return _("no virtual terminal is free");
+        case -ENOENT:
+        case -ENOTTY:
+                return _("this system has no virtual terminals");
+        default:
+                return strerror(-err);
+        }
+}
+
+/* On a desktop the compositor holds the display: a VT of our own makes
+ * logind pause its devices so it drops DRM master. Bounded: a session that
+ * does not let go costs the pictures, never the hibernation. */
+static void open_console(struct dmo_splash_session *s)
+{
+        if (!s->p.tty0)
+                return;
+        struct dmo_console_params cp = {
+            .tty0 = s->p.tty0,
+            .tty_prefix = s->p.tty_prefix,
+            .switch_vt = s->p.switch_vt && s->p.mode == DMO_MODE_HIBERNATE,
+        };
+        int r = dmo_console_new(&cp, &s->console);
+        if (r < 0 && cp.switch_vt) {
+                if (r != -ENOENT && r != -ENOTTY)
+                        report(s, DMO_SPLASH_NOTE,
+                               _("the splash could not switch to a virtual terminal of its own "
+                                 "(%s); it shows only if the display is free"),
+                               console_strerror(r));
+                /* As before there were VT switches: graphics mode on the
+                 * active VT, for a text console's framebuffer. */
+                cp.switch_vt = false;
+                dmo_console_new(&cp, &s->console);
+        }
+}
+
+/* After a VT switch with no screen: say why, once, and where the text is. */
+static void report_handover(const struct dmo_splash_session *s)
+{
+        if (s->screen || dmo_console_vt(s->console) == 0)
+                return;
+        const char *why =
+            s->screen_failed ? dmo_output_strerror(s->screen_failed, s->screen_err) : NULL;
+        report(s, DMO_SPLASH_NOTE,
+               _("the splash could not take the display on virtual terminal %d (%s); showing "
+                 "text progress there"),
+               dmo_console_vt(s->console), why ? why : strerror(-s->screen_err));
+}
+
+/* With a picture somewhere else (png files, a screen) the text output keeps
+ * a log on the console; alone, text is text. */
+static void open_text(struct dmo_splash_session *s)
+{
+        open_output(s, &dmo_output_text, s->screen ? "log" : NULL);
+}
+
+static int open_outputs(struct dmo_splash_session *s, const char *spec)
+{
+        char name[16];
+        const char *colon = strchr(spec, ':');
+        const char *arg = colon ? colon + 1 : NULL;
+        snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
+
+        if (!*name) {
+                /* Automatic: the best screen there is, and the text line. In
+                 * the initramfs the GPU driver may still be loading. */
+                load_theme(s);
+                if (s->theme)
+                        open_console(s);
+                const char *kms_arg = s->p.mode == DMO_MODE_RESUME ? "timeout=3000" : "timeout=0";
+                if (open_output(s, &dmo_output_kms, kms_arg) < 0)
+                        open_output(s, &dmo_output_fbdev, NULL);
+                report_handover(s);
+                open_text(s);
+                return 0;
+        }
+        const struct dmo_output_ops *ops = dmo_output_find(name);
+        if (!ops) {
+                report(s, DMO_SPLASH_ERROR,
+                       _("--splash: \"%s\" is unknown; use kms, fbdev, text, png:DIR or none"),
+                       name);
+                open_text(s);
+                return -EINVAL;
+        }
+        if (ops->needs_theme)
+                load_theme(s);
+        if (ops->is_screen && s->theme)
+                open_console(s);
+        int r = open_output(s, ops, arg);
+        if (r < 0) {
+                const char *why = dmo_output_strerror(ops, r);
+                report(s, DMO_SPLASH_NOTE,
+                       _("splash \"%s\" is not available (%s); showing text progress instead"),
+                       spec, why ? why : strerror(-r));
+                report_handover(s);
+        }
+        if (ops->needs_theme || r < 0)
+                open_text(s);
+        return 0;
+}
+
+/* Keys come through a file description of our own: the renderer makes it
+ * non-blocking, which must not leak into stdin/stderr when they share the
+ * console's (writes to it would fail with EAGAIN). */
+static int open_keys(int tty_fd)
+{
+        const char *tty = tty_fd >= 0 && isatty(tty_fd) ? ttyname(tty_fd) : NULL;
+        return tty ? open(tty, O_RDONLY | O_NOCTTY | O_CLOEXEC) : -1;
+}
+
+int dmo_splash_session_new(const struct dmo_splash_session_params *p,
+                           struct dmo_splash_session **out)
+{
+        const char *spec = p->spec ? p->spec : "";
+        *out = NULL;
+        if (strcmp(spec, "none") == 0)
+                return 0;
+        struct dmo_splash_session *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->p = *p;
+        s->key_fd = -1;
+        dmo_diag_init(&s->theme_diag);
+
+        int err = open_outputs(s, spec);
+        report_diag(s, &s->theme_diag);
+        dmo_diag_clear(&s->theme_diag);
+
+        /* On a VT of our own the keys come from it: under a service stdin
+         * is not a terminal, and the desktop's keyboard is paused. */
+        int console_fd = dmo_console_fd(s->console);
+        s->key_fd = open_keys(console_fd >= 0 ? console_fd : p->key_tty_fd);
+        struct dmo_renderer_config rc = {
+            .progress = p->progress,
+            .outputs = s->outputs,
+            .n_outputs = s->n_outputs,
+            .fps = 30,
+            .key_fd = s->key_fd,
+        };
+        if (s->n_outputs == 0 || dmo_renderer_new(&rc, &s->renderer) < 0 ||
+            dmo_renderer_start(s->renderer) < 0) {
+                dmo_splash_session_free(s);
+                return err;
+        }
+        *out = s;
+        return err;
+}
+
+static const int launch_nice = -10;
+
+struct dmo_splash_launch {
+        pthread_t thread;
+        const struct dmo_splash_session_params *p;
+        struct dmo_splash_session *session;
+};
+
+static void *launch_main(void *arg)
+{
+        struct dmo_splash_launch *l = arg;
+        /* Ahead of the loader's threads on a busy CPU, or the screen would
+         * show the console until the image is half read. The nice value is
+         * per thread on Linux and the renderer inherits it; it sleeps
+         * between frames, so this costs the load nothing more than the
+         * frames themselves. Without the privilege it stays as it is. */
+        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), launch_nice);
+        dmo_splash_session_new(l->p, &l->session);
+        return NULL;
+}
+
+int dmo_splash_session_launch(const struct dmo_splash_session_params *p,
+                              struct dmo_splash_launch **out)
+{
+        *out = NULL;
+        struct dmo_splash_launch *l = calloc(1, sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        l->p = p;
+        int err = pthread_create(&l->thread, NULL, launch_main, l);
+        if (err) {
+                free(l);
+                return -err;
+        }
+        *out = l;
+        return 0;
+}
+
+struct dmo_splash_session *dmo_splash_session_launch_join(struct dmo_splash_launch *l)
+{
+        if (!l)
+                return NULL;
+        pthread_join(l->thread, NULL);
+        struct dmo_splash_session *s = l->session;
+        free(l);
+        return s;
+}
+
+void dmo_splash_session_pause(void *session)
+{
+        struct dmo_splash_session *s = session;
+        if (s && s->renderer)
+                dmo_renderer_stop(s->renderer);
+}
+
+void dmo_splash_session_devices_thawed(void *session)
+{
+        struct dmo_splash_session *s = session;
+        if (!s || !s->renderer)
+                return;
+        dmo_renderer_force_full(s->renderer);
+        /* Stopped for the snapshot (hibernate), running (resume): start() says
+         * -EBUSY when it already runs. The thread is created by the freezing
+         * thread, so it is exempt from the freezer like its parent. */
+        int r = dmo_renderer_start(s->renderer);
+        if (r < 0 && r != -EBUSY)
+                report(s, DMO_SPLASH_NOTE, "%s",
+                       _("the splash stopped: its thread could not be restarted"));
+}
+
+void dmo_splash_session_after_freeze(void *session)
+{
+        struct dmo_splash_session *s = session;
+        if (s && s->renderer && dmo_renderer_start(s->renderer) < 0)
+                report(s, DMO_SPLASH_NOTE, "%s",
+                       _("the splash stopped: its thread could not be restarted"));
+}
+
+void dmo_splash_session_before_restore(void *session)
+{
+        struct dmo_splash_session *s = session;
+        if (!s || !s->renderer)
+                return;
+        /* The final frame (restoring, bar full) stays in every buffer: the
+         * restored kernel shows one of them until its own splash redraws. */
+        dmo_renderer_stop(s->renderer);
+        dmo_renderer_settle(s->renderer);
+}
+
+bool dmo_splash_session_reboot_after(struct dmo_splash_session *s)
+{
+        return s && s->renderer && dmo_renderer_reboot_after(s->renderer);
+}
+
+void dmo_splash_session_fail(struct dmo_splash_session *s, const char *failure)
+{
+        if (!s || !s->renderer || !failure)
+                return;
+        dmo_renderer_set_detail(
+            s->renderer, s->p.mode == DMO_MODE_RESUME ? DMO_SCENE_RESUME_ERROR : DMO_SCENE_ERROR,
+            failure);
+        /* Started, in case the failure came while it was stopped around the
+         * freeze. */
+        dmo_renderer_start(s->renderer);
+        /* On a screen, or as text on a VT of our own that the desktop's
+         * takes over right after. */
+        if (s->screen || dmo_console_vt(s->console) > 0)
+                sleep(failure_hold_s);
+}
+
+void dmo_splash_session_free(struct dmo_splash_session *s)
+{
+        if (!s)
+                return;
+        if (s->renderer) {
+                dmo_renderer_stop(s->renderer); /* -EINVAL if it was not running: fine */
+                dmo_renderer_free(s->renderer);
+        }
+        for (size_t i = 0; i < s->n_outputs; i++)
+                s->outputs[i]->ops->close(s->outputs[i]);
+        if (s->key_fd >= 0)
+                close(s->key_fd);
+        /* Last: the desktop gets its VT back once nothing of ours draws. */
+        dmo_console_free(s->console);
+        dmo_theme_free(s->theme);
+        free(s);
+}

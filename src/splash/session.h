@@ -1,0 +1,104 @@
+/* session: the splash for one hibernate or resume run, the top of the
+ * splash tree. It is the only thing the CLI calls.
+ *
+ * Contract:
+ * - Owns everything the splash uses: the theme (and the moment its deferred
+ *   images are decoded), the outputs and their fallback chain (kms → fbdev →
+ *   text), the renderer thread, the key descriptor and the console (the
+ *   VT it shows on, switched to and back from on a desktop).
+ * - Never fails the command: an output that cannot be opened is reported and
+ *   the next one tried, so a broken theme or a missing GPU costs the
+ *   pictures, never the hibernation. Only allocation failures and a bad
+ *   --splash name come back as errors, and even then the run goes on without
+ *   a splash.
+ * - Says what it could not do through params.report, in translated
+ *   sentences; never prints itself (the CLI prints).
+ * - May call theme/, output/ and the renderer; never calls the engine or the
+ *   kernel (the engine calls it through the hook adapters below).
+ * - All allocation and file I/O happen in _new(); the hooks only stop and
+ *   start the renderer thread.
+ */
+#ifndef DMO_SPLASH_SESSION_H
+#define DMO_SPLASH_SESSION_H
+
+#include <stdbool.h>
+
+#include "progress/progress.h"
+#include "splash/theme/theme.h"
+
+enum dmo_splash_report {
+        DMO_SPLASH_NOTE,  /* what the splash does instead */
+        DMO_SPLASH_ERROR, /* a mistake of the caller's (an unknown output name) */
+};
+
+struct dmo_splash_session_params {
+        enum dmo_mode mode;
+        struct dmo_progress *progress;
+        /* --splash: "" automatic, "none", "kms[:ARG]", "fbdev[:ARG]", "text",
+         * "png:DIR[...]". NULL: automatic. */
+        const char *spec;
+        const char *theme;                   /* name or directory; NULL: "default" */
+        const struct dmo_theme_paths *paths; /* where themes and fonts are */
+        /* A terminal whose keys (Esc, Backspace, r) go to the splash, e.g.
+         * stdin; it is reopened, never changed in place. -1: no keys. */
+        int key_tty_fd;
+        /* The virtual terminals: "/dev/tty0" and "/dev/tty" (VT n is
+         * tty_prefix + n); screens put the VT they show on in graphics mode.
+         * NULL tty0: no console at all. */
+        const char *tty0;
+        const char *tty_prefix;
+        /* A hibernate that may show a screen takes a VT of its own
+         * (splash/output/console.h): the desktop's compositor lets go of the
+         * display, and keys come from that VT. False: stay on the active VT
+         * (the simulated kernel must leave the machine's VTs alone). */
+        bool switch_vt;
+        /* One translated sentence per call; may be NULL (nothing reported). */
+        void (*report)(void *ctx, enum dmo_splash_report kind, const char *sentence);
+        void *report_ctx;
+};
+
+struct dmo_splash_session;
+
+/* *out is NULL afterwards with --splash=none or when nothing could be shown;
+ * every other call accepts NULL. 0, or -EINVAL (unknown output name, with a
+ * report; text progress is shown instead) or -ENOMEM. */
+int dmo_splash_session_new(const struct dmo_splash_session_params *p,
+                           struct dmo_splash_session **out);
+
+/* The same on a thread of its own, for resume: the image loads while the
+ * splash comes up (a GPU driver still loading in the initramfs can keep the
+ * kms output waiting for seconds). *p and the strings it points to must
+ * outlive the launch. join() waits for the thread, frees the launch and gives
+ * what _new() would have (NULL included); join(NULL) is NULL. */
+struct dmo_splash_launch;
+int dmo_splash_session_launch(const struct dmo_splash_session_params *p,
+                              struct dmo_splash_launch **out);
+struct dmo_splash_session *dmo_splash_session_launch_join(struct dmo_splash_launch *l);
+
+/* Engine hook adapters (void * so they fit struct dmo_*_hooks directly). */
+
+/* Stops drawing (the renderer's thread ends after a final frame). Before
+ * SNAPSHOT_FREEZE the thread must go so the freezing thread can start it
+ * again exempt from the freezer (see engine.h); before SNAPSHOT_CREATE_IMAGE
+ * nothing may draw while the kernel suspends the devices. */
+void dmo_splash_session_pause(void *session);
+/* After the freeze (or the thaw): drawing goes on, on a thread the calling
+ * thread creates. */
+void dmo_splash_session_after_freeze(void *session);
+/* After the devices came back: drawing goes on, the whole frame redrawn. */
+void dmo_splash_session_devices_thawed(void *session);
+/* Resume, just before the restore: stop drawing and leave the final frame in
+ * every buffer of every output. */
+void dmo_splash_session_before_restore(void *session);
+
+/* The `r` key toggled "reboot instead of power off". */
+bool dmo_splash_session_reboot_after(struct dmo_splash_session *s);
+
+/* Shows the error scene of the session's mode with a translated sentence
+ * and, on a screen, holds it long enough to read (a few seconds). */
+void dmo_splash_session_fail(struct dmo_splash_session *s, const char *failure);
+
+/* Final frame, restores the screens and the console, frees. */
+void dmo_splash_session_free(struct dmo_splash_session *s);
+
+#endif

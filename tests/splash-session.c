@@ -1,0 +1,162 @@
+/* The splash session as the CLI uses it: what it opens for each --splash,
+ * what it reports, and that it never stands in the way of the run. Only
+ * outputs that need no device (png, text) are opened here. */
+#include "splash/session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/testlib.h"
+
+struct reports {
+        int n, errors;
+        char last[768];
+};
+
+static void record(void *ctx, enum dmo_splash_report kind, const char *sentence)
+{
+        struct reports *r = ctx;
+        r->n++;
+        r->errors += kind == DMO_SPLASH_ERROR;
+        snprintf(r->last, sizeof(r->last), "%s", sentence);
+        printf("# report: %s\n", sentence);
+}
+
+struct rig {
+        char themes[512], fonts[512];
+        struct dmo_theme_paths paths;
+        struct dmo_progress *progress;
+        struct reports rep;
+        struct dmo_splash_session_params p;
+};
+
+static bool rig_init(struct rig *g, const char *spec)
+{
+        memset(g, 0, sizeof(*g));
+        dmo_test_srcpath("themes", g->themes, sizeof(g->themes));
+        dmo_test_srcpath("fonts", g->fonts, sizeof(g->fonts));
+        g->paths = (struct dmo_theme_paths){.themes_dir = g->themes, .fonts_dir = g->fonts};
+        if (dmo_progress_new(DMO_MODE_HIBERNATE, &g->progress) < 0)
+                return false;
+        g->p = (struct dmo_splash_session_params){
+            .mode = DMO_MODE_HIBERNATE,
+            .progress = g->progress,
+            .spec = spec,
+            .paths = &g->paths,
+            .key_tty_fd = -1,
+            .report = record,
+            .report_ctx = &g->rep,
+        };
+        return true;
+}
+
+static int count_pngs(const char *dir)
+{
+        DIR *d = opendir(dir);
+        int n = 0;
+        if (!d)
+                return -1;
+        for (struct dirent *e; (e = readdir(d));)
+                n += strstr(e->d_name, ".png") != NULL;
+        closedir(d);
+        return n;
+}
+
+static void test_none_opens_nothing(void)
+{
+        struct rig g;
+        REQUIRE(rig_init(&g, "none"));
+        struct dmo_splash_session *s = (struct dmo_splash_session *)&g;
+        CHECK_INT(dmo_splash_session_new(&g.p, &s), ==, 0);
+        CHECK(s == NULL);
+        CHECK_INT(g.rep.n, ==, 0);
+        /* Every call takes the missing session, as the engine's hooks do. */
+        dmo_splash_session_pause(NULL);
+        dmo_splash_session_after_freeze(NULL);
+        dmo_splash_session_devices_thawed(NULL);
+        dmo_splash_session_before_restore(NULL);
+        dmo_splash_session_fail(NULL, "x");
+        CHECK(!dmo_splash_session_reboot_after(NULL));
+        dmo_splash_session_free(NULL);
+        dmo_progress_free(g.progress);
+}
+
+static void test_unknown_output_is_an_error_and_text_goes_on(void)
+{
+        struct rig g;
+        REQUIRE(rig_init(&g, "hologram"));
+        struct dmo_splash_session *s = NULL;
+        CHECK_INT(dmo_splash_session_new(&g.p, &s), ==, -EINVAL);
+        CHECK(s != NULL); /* the text progress */
+        CHECK_INT(g.rep.errors, ==, 1);
+        CHECK_STR_CONTAINS(g.rep.last, "hologram");
+        dmo_splash_session_free(s);
+        dmo_progress_free(g.progress);
+}
+
+static void test_png_draws_frames_through_the_hooks(void)
+{
+        struct rig g;
+        char spec[600], dir[512];
+        snprintf(dir, sizeof(dir), "%s/session-png", dmo_test_tmpdir());
+        REQUIRE(mkdir(dir, 0700) == 0);
+        snprintf(spec, sizeof(spec), "png:%s:320x200", dir);
+        REQUIRE(rig_init(&g, spec));
+        struct dmo_splash_session *s = NULL;
+        REQUIRE(dmo_splash_session_new(&g.p, &s) == 0);
+        REQUIRE(s != NULL);
+        dmo_progress_set_phase(g.progress, DMO_PHASE_WRITE);
+        dmo_progress_set_total(g.progress, 100);
+        /* The engine's sequence: stop around the freeze, start again. */
+        dmo_splash_session_pause(s);
+        dmo_splash_session_after_freeze(s);
+        dmo_progress_add_pages(g.progress, 100);
+        dmo_splash_session_pause(s);
+        dmo_splash_session_devices_thawed(s);
+        dmo_splash_session_free(s);
+        CHECK(count_pngs(dir) >= 2);
+        CHECK_INT(g.rep.errors, ==, 0);
+        dmo_progress_free(g.progress);
+}
+
+static void test_a_bad_output_argument_is_reported_with_its_reason(void)
+{
+        struct rig g;
+        REQUIRE(rig_init(&g, "png:"));
+        struct dmo_splash_session *s = NULL;
+        CHECK_INT(dmo_splash_session_new(&g.p, &s), ==, 0);
+        CHECK(s != NULL); /* text progress instead */
+        CHECK_INT(g.rep.errors, ==, 0);
+        CHECK_STR_CONTAINS(g.rep.last, "png:");
+        CHECK_STR_CONTAINS(g.rep.last, "Invalid splash output argument");
+        dmo_splash_session_free(s);
+        dmo_progress_free(g.progress);
+}
+
+static void test_a_missing_theme_is_reported_and_text_goes_on(void)
+{
+        struct rig g;
+        char dir[512], spec[600];
+        snprintf(dir, sizeof(dir), "%s/session-png-2", dmo_test_tmpdir());
+        REQUIRE(mkdir(dir, 0700) == 0);
+        snprintf(spec, sizeof(spec), "png:%s", dir);
+        REQUIRE(rig_init(&g, spec));
+        g.p.theme = "no-such-theme";
+        struct dmo_splash_session *s = NULL;
+        CHECK_INT(dmo_splash_session_new(&g.p, &s), ==, 0);
+        CHECK(s != NULL);
+        CHECK(g.rep.n >= 2); /* the theme, then the output that needs it */
+        CHECK_STR_CONTAINS(g.rep.last, "showing text progress instead");
+        dmo_splash_session_free(s);
+        CHECK_INT(count_pngs(dir), ==, 0);
+        dmo_progress_free(g.progress);
+}
+
+DMO_TEST_MAIN(T(test_none_opens_nothing), T(test_unknown_output_is_an_error_and_text_goes_on),
+              T(test_png_draws_frames_through_the_hooks),
+              T(test_a_bad_output_argument_is_reported_with_its_reason),
+              T(test_a_missing_theme_is_reported_and_text_goes_on))
