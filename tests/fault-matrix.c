@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,6 +69,10 @@ struct row {
 
 static char swap_path[512];
 static uint32_t page_size;
+/* Shared with the hibernation child: set once the engine returned with the
+ * machine down, so a signal that lands after that (the simulated machine
+ * keeps running the process) is not taken for a kill of a running system. */
+static volatile int *went_down;
 
 struct watch {
         struct dmo_progress *progress;
@@ -83,7 +88,12 @@ static void *watcher(void *arg)
         for (;;) {
                 struct dmo_progress_snapshot s;
                 dmo_progress_sample(w->progress, &s);
-                if (s.pages_done >= w->page && s.phase >= DMO_PHASE_WRITE) {
+                /* Only inside the data phase: a signal sampled late, after
+                 * the (simulated) power off, would strike a machine that is
+                 * already down. */
+                if (s.phase > DMO_PHASE_WRITE)
+                        return NULL;
+                if (s.phase == DMO_PHASE_WRITE && s.pages_done >= w->page) {
                         struct stat st;
                         if (!w->shrink)
                                 kill(getpid(), w->sig);
@@ -91,8 +101,6 @@ static void *watcher(void *arg)
                                 (void)truncate(swap_path, st.st_size / 2);
                         return NULL;
                 }
-                if (s.phase >= DMO_PHASE_SYNC)
-                        return NULL;
                 usleep(100);
         }
 }
@@ -158,6 +166,8 @@ static int hibernate_child(const struct trial *t)
         dmo_engine_hibernate(snap, &cfg, &res);
         if (t->moment == AT_DATA_PAGE)
                 pthread_join(th, NULL);
+        if (res.outcome == DMO_HIBERNATE_POWERED_OFF)
+                *went_down = 1;
         return res.outcome == DMO_HIBERNATE_POWERED_OFF ? 0 : 1;
 }
 
@@ -235,9 +245,12 @@ static void run_trial(struct row *row, const struct trial *t)
         row->trials++;
         int died_by = 0;
         if (!t->skip_hibernate) {
+                *went_down = 0;
                 int rc = in_child(hibernate_child, t, &died_by);
                 enum machine m = MACHINE_RUNNING;
-                if (died_by) /* power loss keeps it off; a kill lets the kernel thaw */
+                if (*went_down)
+                        m = MACHINE_OFF;
+                else if (died_by) /* power loss keeps it off; a kill lets the kernel thaw */
                         m = t->power_loss ? MACHINE_OFF : MACHINE_RUNNING;
                 else if (rc == 0)
                         m = MACHINE_OFF;
@@ -379,6 +392,9 @@ static void add(struct row *r)
 static void matrix(void)
 {
         page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+        went_down = mmap(NULL, sizeof(*went_down), PROT_READ | PROT_WRITE,
+                         MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        REQUIRE(went_down != MAP_FAILED);
         snprintf(swap_path, sizeof(swap_path), "%s/swap", dmo_test_tmpdir());
         bool small = getenv("DMO_TEST_SMALL") != NULL;
         const uint64_t sim_pages = SIM_BYTES / page_size;

@@ -11,7 +11,7 @@
 
 #include <cairo.h>
 
-#include "splash/text.h"
+#include "splash/paint/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
