@@ -14,8 +14,9 @@
 
 static void usage(FILE *f)
 {
+        /* The configuration file's path is the build's (--sysconfdir). */
         fprintf(
-            f, "%s",
+            f,
             _("Usage: dormouse hibernate [OPTIONS]\n"
               "Save memory to the swap area and power off.\n\n"
               "  --resume-device PATH   swap partition, swap file or image file\n"
@@ -27,10 +28,11 @@ static void usage(FILE *f)
               "  --splash kms|fbdev|text|png:DIR|none\n"
               "  --theme NAME           splash theme\n"
               "  --threads N            compression workers (0 = one per CPU)\n"
-              "  --config FILE          default /etc/dormouse.conf\n"
+              "  --config FILE          default %s\n"
               "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
               "  --sim-size SIZE --sim-seed N --sim-fault SPEC --sim-kernel-release R\n"
-              "  --debug-step-delay MS  pause at each percent of the data phase (screenshots)\n"));
+              "  --debug-step-delay MS  pause at each percent of the data phase (screenshots)\n"),
+            DMO_SYSCONFDIR "/dormouse.conf");
 }
 
 struct hibernate_cmd {

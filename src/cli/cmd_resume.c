@@ -11,8 +11,9 @@
 
 static void usage(FILE *f)
 {
+        /* The configuration file's path is the build's (--sysconfdir). */
         fprintf(
-            f, "%s",
+            f,
             _("Usage: dormouse resume [OPTIONS]\n"
               "Restore a hibernated system, if the swap area holds an image.\n"
               "Run it from the initramfs before anything enables swap.\n\n"
@@ -21,12 +22,13 @@ static void usage(FILE *f)
               "  --cmdline FILE         kernel command line to read (default /proc/cmdline)\n"
               "  --noresume             discard the image instead of restoring it\n"
               "  --splash kms|fbdev|text|png:DIR|none   --theme NAME   --threads N\n"
-              "  --config FILE          default /etc/dormouse.conf\n"
+              "  --config FILE          default %s\n"
               "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
               "  --sim-seed N --sim-fault SPEC --sim-kernel-release R --sim-proc DIR\n\n"
               "Exit status: 0 restored, 1 no image, 2 usage, 3 image refused (swap usable "
               "again),\n4 simulated kernel: restored content differed, 7 the image could not be "
-              "removed:\nit is still on disk; stop the boot.\n"));
+              "removed:\nit is still on disk; stop the boot.\n"),
+            DMO_SYSCONFDIR "/dormouse.conf");
 }
 
 /* The splash comes up only once there is an image to restore: a normal
