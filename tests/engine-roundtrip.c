@@ -542,20 +542,22 @@ static void info_describes_image_and_absence(void)
 }
 
 /* Esc on the terminal while the data phase runs: cancelled, thawed, clean. */
-static void escape_key_aborts_before_the_signature(void)
+/* Runs a hibernation on a pseudo-terminal with the text splash, types key
+ * once the data phase shows a percentage, and returns the exit status;
+ * out gets what the terminal showed after the key. */
+static int hibernate_typing(const char *swap, const char *key, char *out, size_t out_len)
 {
-        const char *swap = make_swap("esc.swap", "32M");
-        REQUIRE(swap);
         int master;
         pid_t pid = forkpty(&master, NULL, NULL, NULL);
-        REQUIRE(pid >= 0);
+        if (pid < 0)
+                return -1;
         if (pid == 0) {
                 execl(bin(), "dormouse", "hibernate", "--kernel", "sim", "--sim-size", "8M",
                       "--resume-device", swap, "--splash", "text", "--debug-step-delay", "30",
                       (char *)NULL);
                 _exit(127);
         }
-        /* wait until the data phase shows a percentage, then press Esc */
+        /* wait until the data phase shows a percentage, then type */
         char buf[4096];
         size_t have = 0;
         bool writing = false;
@@ -572,12 +574,18 @@ static void escape_key_aborts_before_the_signature(void)
                 }
         }
         CHECK(writing);
-        CHECK(write(master, "\x1b", 1) == 1);
+        CHECK(write(master, key, strlen(key)) == (ssize_t)strlen(key));
         int status = 0;
+        size_t got = 0;
+        out[0] = '\0';
         for (int i = 0; i < 500; i++) {
                 char drain[1024];
-                if (read(master, drain, sizeof(drain)) < 0 && errno != EAGAIN) {
-                        /* EIO once the child closed the pty */
+                ssize_t n = read(master, drain, sizeof(drain));
+                if (n > 0) {
+                        size_t keep = got + (size_t)n < out_len - 1 ? (size_t)n : out_len - 1 - got;
+                        memcpy(out + got, drain, keep);
+                        got += keep;
+                        out[got] = '\0';
                 }
                 if (waitpid(pid, &status, WNOHANG) == pid)
                         break;
@@ -589,10 +597,30 @@ static void escape_key_aborts_before_the_signature(void)
                 waitpid(pid, &status, 0);
         }
         close(master);
-        CHECK(WIFEXITED(status));
-        CHECK_INT(WEXITSTATUS(status), ==, 5);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void escape_key_aborts_before_the_signature(void)
+{
+        const char *swap = make_swap("esc.swap", "32M");
+        REQUIRE(swap);
+        static char out[65536];
+        CHECK_INT(hibernate_typing(swap, "\x1b", out, sizeof(out)), ==, 5);
         CHECK(strcmp(blkid_type(swap), "swap") == 0);
         CHECK_INT(run("resume --kernel sim --resume-device '%s' --splash none", swap), ==, 1);
+}
+
+/* `r` on the splash: the machine reboots into the image instead of
+ * powering off, and the image is there for that boot. */
+static void r_key_reboots_into_the_image(void)
+{
+        const char *swap = make_swap("r.swap", "32M");
+        REQUIRE(swap);
+        static char out[65536];
+        CHECK_INT(hibernate_typing(swap, "r", out, sizeof(out)), ==, 0);
+        CHECK_STR_CONTAINS(out, "reboots");
+        CHECK_INT(run("info '%s'", swap), ==, 0);
+        CHECK_INT(run("resume --kernel sim --resume-device '%s' --splash none", swap), ==, 0);
 }
 
 DMO_TEST_MAIN(T(round_trip_two_pages), T(round_trip_image_smaller_than_memory),
@@ -609,4 +637,5 @@ DMO_TEST_MAIN(T(round_trip_two_pages), T(round_trip_image_smaller_than_memory),
               T(crash_at_every_phase_boundary), T(usage_errors_exit_2),
               T(config_file_sets_device_and_warns_on_unknown_keys),
               T(info_filters_control_characters_from_the_image),
-              T(info_describes_image_and_absence), T(escape_key_aborts_before_the_signature))
+              T(info_describes_image_and_absence), T(escape_key_aborts_before_the_signature),
+              T(r_key_reboots_into_the_image))

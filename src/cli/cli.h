@@ -164,6 +164,8 @@ int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_sw
                         char *path_buf, size_t path_len, bool *noresume);
 
 const char *dmo_cli_step_text(int step);
+/* How the machine went down after a hibernation, for the last line. */
+const char *dmo_cli_went_down_text(enum dmo_shutdown how, bool simulated);
 
 /* DORMOUSE_DEBUG_TIMING is set: the engine profiles its data phases and the
  * CLI reports where the time went (the VM benchmarks read it). */

@@ -142,14 +142,6 @@ static int parse(struct hibernate_cmd *h, int argc, char **argv)
         return parse_config(h);
 }
 
-/* The person pressed `r` on the splash: reboot into the image instead. */
-static enum dmo_shutdown choose_shutdown(void *session, enum dmo_shutdown planned)
-{
-        if (planned != DMO_SHUTDOWN_SUSPEND && dmo_splash_session_reboot_after(session))
-                return DMO_SHUTDOWN_REBOOT;
-        return planned;
-}
-
 static void set_hooks(struct dmo_hibernate_config *hc, struct dmo_splash_session *splash)
 {
         hc->hooks.ctx = splash;
@@ -158,7 +150,7 @@ static void set_hooks(struct dmo_hibernate_config *hc, struct dmo_splash_session
         hc->hooks.after_freeze = dmo_splash_session_after_freeze;
         hc->hooks.before_snapshot = dmo_splash_session_pause;
         hc->hooks.stats_ready = dmo_cli_print_profile;
-        hc->hooks.choose_shutdown = choose_shutdown;
+        hc->hooks.choose_shutdown = dmo_cli_splash_choose_shutdown;
 }
 
 /* Opens the kernel, brings up the splash, runs the engine; the splash shows
@@ -222,8 +214,7 @@ static int report(const struct hibernate_cmd *h)
                                       dmo_shutdown_name(h->res.shutdown_used));
                 dmo_cli_print_stats(&h->res.stats);
                 fprintf(stderr, _("dormouse: image written to %s; %s\n"), dev,
-                        h->c.simulated ? _("the simulated machine is now powered off")
-                                       : _("powering off"));
+                        dmo_cli_went_down_text(h->res.shutdown_used, h->c.simulated));
                 return 0;
         case DMO_HIBERNATE_RESUMED:
                 fprintf(stderr, _("dormouse: resumed\n"));

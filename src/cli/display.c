@@ -58,3 +58,10 @@ void dmo_cli_splash_init(struct dmo_cli_splash *cs, const struct dmo_cli_common 
             .report = print_report,
         };
 }
+
+enum dmo_shutdown dmo_cli_splash_choose_shutdown(void *session, enum dmo_shutdown planned)
+{
+        if (session && planned != DMO_SHUTDOWN_SUSPEND && dmo_splash_session_reboot_after(session))
+                return DMO_SHUTDOWN_REBOOT;
+        return planned;
+}

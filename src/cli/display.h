@@ -23,6 +23,11 @@ struct dmo_cli_splash {
 void dmo_cli_splash_init(struct dmo_cli_splash *cs, const struct dmo_cli_common *c,
                          enum dmo_mode mode, struct dmo_progress *progress);
 
+/* The engine's choose_shutdown hook (ctx: the session): the person pressed
+ * `r` on the splash, so the machine reboots into the image instead of
+ * powering off. Suspend-to-both is left alone. */
+enum dmo_shutdown dmo_cli_splash_choose_shutdown(void *session, enum dmo_shutdown planned);
+
 /* Where themes and fonts are: $DORMOUSE_THEMES_DIR / $DORMOUSE_FONTS_DIR,
  * then the installed data dir, then the source tree (running uninstalled). */
 void dmo_display_data_paths(char *themes, size_t tlen, char *fonts, size_t flen);

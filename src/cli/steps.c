@@ -81,3 +81,11 @@ const char *dmo_cli_step_text(int step)
         const char *s = step_text((enum dmo_step)step);
         return s ? _(s) : "?";
 }
+
+const char *dmo_cli_went_down_text(enum dmo_shutdown how, bool simulated)
+{
+        if (how == DMO_SHUTDOWN_REBOOT)
+                return simulated ? _("the simulated machine now reboots into the image")
+                                 : _("rebooting into the image");
+        return simulated ? _("the simulated machine is now powered off") : _("powering off");
+}

@@ -437,7 +437,8 @@ static int shut_down(struct hibernation *h)
  * it will not, the machine stays frozen and goes down into the image, which
  * still matches the disks: reboot, else power off, tried until one works
  * or the signature finally comes off. Returns 0 when the machine is down
- * (simulated) or the system may thaw; the result says which. */
+ * (only a test kernel returns then) or the system may thaw; the result
+ * says which. */
 static int leave_sealed_image(struct hibernation *h, int r)
 {
         const struct dmo_hibernate_config *cfg = h->cfg;
@@ -708,7 +709,7 @@ static int restore(struct resumption *rs)
                 return refuse(rs, DMO_RESUME_MISMATCH, DMO_STEP_RESTORE, r);
         if (r != DMO_RESTORED)
                 return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_RESTORE, r < 0 ? r : -EIO);
-        /* Only a simulated kernel comes back from a successful restore: this
+        /* Only a test kernel comes back from a successful restore: this
          * is where the restored system returns from create_image with
          * in_suspend == 0 and lets go of the snapshot. */
         dmo_critical_leave(&rs->critical);

@@ -30,7 +30,7 @@
  *   device), it says so (DMO_RESUME_KEPT) instead of claiming a plain swap
  *   area.
  * - The engine knows one snapshot interface: which kernel is behind it
- *   (real or simulated) makes no difference here.
+ *   (the real one or a test double) makes no difference here.
  */
 #ifndef DMO_ENGINE_H
 #define DMO_ENGINE_H
@@ -180,13 +180,13 @@ struct dmo_resume_config {
 };
 
 enum dmo_resume_outcome {
-        DMO_RESUME_RESTORED,  /* simulated: verified bit-exact (real kernel: never returns) */
+        DMO_RESUME_RESTORED,  /* a test kernel verified it bit-exact (a real one never returns) */
         DMO_RESUME_NO_IMAGE,  /* plain swap area: normal boot */
         DMO_RESUME_DISCARDED, /* noresume: the image was discarded, swap is plain */
         DMO_RESUME_REFUSED,   /* image unusable: nothing restored, swap made plain */
         DMO_RESUME_NOT_SWAP,  /* the device is not a swap area: configuration error */
         DMO_RESUME_FOREIGN,   /* another tool's hibernation signature: left alone */
-        DMO_RESUME_MISMATCH,  /* simulated kernel: restored content differed (a bug) */
+        DMO_RESUME_MISMATCH,  /* a test kernel found restored content differed (a bug) */
         DMO_RESUME_FAILED,    /* the kernel refused the restore after loading */
         /* The image could not be taken off the swap area (a read-only device,
          * write errors): it is still there, whole. Booting on would mount the
