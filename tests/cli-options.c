@@ -5,32 +5,9 @@
 
 #include "tests/testlib.h"
 
-static char out_path[1024];
-static char output_buf[8192];
-
-/* Runs dormouse with the arguments; returns its exit status. */
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-        char args[1024];
-        const char *b = getenv("DMO_BUILDDIR");
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(args, sizeof(args), fmt, ap);
-        va_end(ap);
-        snprintf(out_path, sizeof(out_path), "%s/out.txt", dmo_test_tmpdir());
-        return dmo_test_sh("'%s/dormouse' %s </dev/null >'%s' 2>&1", b ? b : ".", args, out_path);
-}
-
-static const char *output(void)
-{
-        FILE *f = fopen(out_path, "r");
-        size_t n = f ? fread(output_buf, 1, sizeof(output_buf) - 1, f) : 0;
-        if (f)
-                fclose(f);
-        output_buf[n] = '\0';
-        return output_buf;
-}
+/* The program under test, through testlib. */
+#define run(...) dmo_test_run_program(__VA_ARGS__)
+#define output() dmo_test_program_output()
 
 static void bad_numbers_name_the_option_and_the_range(void)
 {

@@ -15,50 +15,11 @@
 
 #include "tests/testlib.h"
 
-static char dormouse[1024];
-static char out_path[1024]; /* stderr+stdout of the last run */
-
-static const char *bin(void)
-{
-        if (!dormouse[0]) {
-                const char *b = getenv("DMO_BUILDDIR");
-                snprintf(dormouse, sizeof(dormouse), "%s/dormouse", b ? b : ".");
-        }
-        return dormouse;
-}
-
-/* Runs dormouse with the arguments, output captured; returns its exit status. */
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-        char args[2048];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(args, sizeof(args), fmt, ap);
-        va_end(ap);
-        snprintf(out_path, sizeof(out_path), "%s/last-output.txt", dmo_test_tmpdir());
-        int rc = dmo_test_sh("'%s' %s </dev/null >'%s' 2>&1", bin(), args, out_path);
-        if (getenv("DMO_TEST_VERBOSE"))
-                dmo_test_sh("sed 's/^/#   /' '%s'", out_path);
-        return rc;
-}
-
-static char output_buf[16384];
-
-static const char *output(void)
-{
-        FILE *f = fopen(out_path, "r");
-        size_t n = f ? fread(output_buf, 1, sizeof(output_buf) - 1, f) : 0;
-        if (f)
-                fclose(f);
-        output_buf[n] = '\0';
-        return output_buf;
-}
-
-static void show_output(void)
-{
-        dmo_test_sh("sed 's/^/#   /' '%s' | tail -20", out_path);
-}
+/* The program under test, through testlib. */
+#define bin()         dmo_test_program()
+#define run(...)      dmo_test_run_program(__VA_ARGS__)
+#define output()      dmo_test_program_output()
+#define show_output() dmo_test_show_program_output()
 
 /* What util-linux's blkid says the area is: "swap", "swsuspend", or "". */
 static const char *blkid_type(const char *path)

@@ -37,12 +37,12 @@ tests_fuzz_image_header_test_LDADD = $(DMO_IMAGE_DEPS) $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-resume.test
 TESTS += tests/fuzz-resume.test
-tests_fuzz_resume_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-resume.c
+tests_fuzz_resume_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-resume.c tests/fuzz/memfile.h
 tests_fuzz_resume_test_LDADD = $(DMO_IMAGE_DEPS) $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-font.test
 TESTS += tests/fuzz-font.test
-tests_fuzz_font_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-font.c
+tests_fuzz_font_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-font.c tests/fuzz/memfile.h
 tests_fuzz_font_test_LDADD = src/splash/libdmo-splash.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-keys.test

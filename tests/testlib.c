@@ -77,3 +77,48 @@ int dmo_test_sh(const char *fmt, ...)
                 return -1;
         return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
 }
+
+/* The program's last output: test state, like dmo_test_state_. */
+static char program_path[1024];
+static char program_out_path[1024];
+static char program_out[16384];
+
+const char *dmo_test_program(void)
+{
+        if (!program_path[0]) {
+                const char *b = getenv("DMO_BUILDDIR");
+                snprintf(program_path, sizeof(program_path), "%s/dormouse", b ? b : ".");
+        }
+        return program_path;
+}
+
+int dmo_test_run_program(const char *fmt, ...)
+{
+        char args[2048];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(args, sizeof(args), fmt, ap);
+        va_end(ap);
+        snprintf(program_out_path, sizeof(program_out_path), "%s/last-output.txt",
+                 dmo_test_tmpdir());
+        int rc = dmo_test_sh("'%s' %s </dev/null >'%s' 2>&1", dmo_test_program(), args,
+                             program_out_path);
+        if (getenv("DMO_TEST_VERBOSE"))
+                dmo_test_sh("sed 's/^/#   /' '%s'", program_out_path);
+        return rc;
+}
+
+const char *dmo_test_program_output(void)
+{
+        FILE *f = fopen(program_out_path, "r");
+        size_t n = f ? fread(program_out, 1, sizeof(program_out) - 1, f) : 0;
+        if (f)
+                fclose(f);
+        program_out[n] = '\0';
+        return program_out;
+}
+
+void dmo_test_show_program_output(void)
+{
+        dmo_test_sh("sed 's/^/#   /' '%s' | tail -20", program_out_path);
+}

@@ -82,6 +82,17 @@ const char *dmo_test_tmpdir(void);
  * when it fails. */
 int dmo_test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The dormouse program under test: $DMO_BUILDDIR/dormouse. */
+const char *dmo_test_program(void);
+/* Runs it with the arguments (shell words), stdin from /dev/null, stdout and
+ * stderr captured; returns its exit status. DMO_TEST_VERBOSE=1 copies the
+ * output into the TAP log. */
+int dmo_test_run_program(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What the last run printed, NUL-terminated (at most 16 KiB). */
+const char *dmo_test_program_output(void);
+/* Copies the last 20 lines of it into the TAP log as comments. */
+void dmo_test_show_program_output(void);
+
 #define DMO_TEST_MAIN(...)                                                                         \
         int main(void)                                                                             \
         {                                                                                          \

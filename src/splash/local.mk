@@ -24,11 +24,6 @@ DMO_SPLASH_TOP_SOURCES = src/splash/scene.h src/splash/renderer.c src/splash/ren
 src_splash_libdmo_splash_a_SOURCES += $(DMO_SPLASH_THEME_SOURCES) $(DMO_SPLASH_PAINT_SOURCES) \
 	$(DMO_SPLASH_OUTPUT_SOURCES) $(DMO_SPLASH_TOP_SOURCES)
 
-# The theme and paint rooms' tests link this copy (with the png output and the
-# preview), so a half-finished output or session does not break them.
-DMO_PAINTER_SOURCES = $(DMO_SPLASH_THEME_SOURCES) $(DMO_SPLASH_PAINT_SOURCES) \
-	src/splash/output/output.h src/splash/output/output_png.c src/splash/output/output_png.h \
-	src/splash/preview.c src/splash/preview.h
 # Tests link the module's library and what it needs, like the program.
 DMO_SPLASH_TEST_LIBS = tests/libdmotest.a src/splash/libdmo-splash.a $(DMO_PROGRESS_DEPS) $(DMO_LIBS)
 

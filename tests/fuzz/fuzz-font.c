@@ -12,6 +12,7 @@
 #include <cairo.h>
 
 #include "splash/paint/text.h"
+#include "tests/fuzz/memfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -50,13 +51,8 @@ static void shape_and_draw(struct dmo_font *font, double px, cairo_t *cr)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        int fd = memfd_create("dmo-fuzz-font", MFD_CLOEXEC);
-        if (fd < 0)
-                abort();
-        if (size && write(fd, data, size) != (ssize_t)size)
-                abort();
         char path[64];
-        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+        int fd = dmo_fuzz_memfile("dmo-fuzz-font", data, size, path);
         struct dmo_font *font;
         if (dmo_font_open(path, &font) == 0) {
                 cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 160, 64);

@@ -18,6 +18,7 @@
 #include "image/reader.h"
 #include "image/sigdev.h"
 #include "kernel/blockdev.h"
+#include "tests/fuzz/memfile.h"
 
 #define PS 4096u
 
@@ -65,13 +66,8 @@ static void stream_to_the_end(const struct dmo_image_info *info, struct dmo_bloc
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        int fd = memfd_create("dmo-fuzz-resume", MFD_CLOEXEC);
-        if (fd < 0)
-                abort();
-        if (size && write(fd, data, size) != (ssize_t)size)
-                abort();
         char path[64];
-        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+        int fd = dmo_fuzz_memfile("dmo-fuzz-resume", data, size, path);
         struct dmo_blockdev *dev;
         if (dmo_blockdev_open(path, true, NULL, &dev) < 0)
                 abort();
