@@ -488,6 +488,33 @@ static void info_filters_control_characters_from_the_image(void)
         CHECK(strchr(output(), '\007') == NULL);
 }
 
+/* Frames never go through a link someone left in the directory, and the
+ * png output is refused with the real kernel (it would write files while
+ * the system is frozen). The real-kernel case names a device that does not
+ * exist, so even a broken check could never reach /dev/snapshot. */
+static void png_frames_never_follow_links_and_need_the_simulated_kernel(void)
+{
+        const char *swap = make_swap("png.swap", "16M");
+        char dir[600], victim[600];
+        snprintf(dir, sizeof(dir), "%s/frames", dmo_test_tmpdir());
+        snprintf(victim, sizeof(victim), "%s/victim", dmo_test_tmpdir());
+        REQUIRE(swap && dmo_test_sh("mkdir -p '%s' && echo precious > '%s' && "
+                                    "ln -s '%s' '%s/frame-00000.png'",
+                                    dir, victim, victim, dir) == 0);
+        CHECK_INT(run("hibernate --kernel sim --sim-size 2M --resume-device '%s' "
+                      "--splash 'png:%s:320x200'",
+                      swap, dir),
+                  ==, 0);
+        CHECK_INT(dmo_test_sh("grep -qx precious '%s'", victim), ==, 0);
+        CHECK_INT(
+            dmo_test_sh("test -f '%s/frame-00000.png' && ! test -L '%s/frame-00000.png'", dir, dir),
+            ==, 0);
+
+        CHECK_INT(run("hibernate --resume-device /nonexistent/dmo-test --splash 'png:%s'", dir), ==,
+                  2);
+        CHECK_STR_CONTAINS(output(), "works only with --kernel sim");
+}
+
 static void info_describes_image_and_absence(void)
 {
         const char *swap = make_swap("info.swap", "16M");
@@ -598,5 +625,6 @@ DMO_TEST_MAIN(T(round_trip_two_pages), T(round_trip_image_smaller_than_memory),
               T(crash_at_every_phase_boundary), T(usage_errors_exit_2),
               T(config_file_sets_device_and_warns_on_unknown_keys),
               T(info_filters_control_characters_from_the_image),
+              T(png_frames_never_follow_links_and_need_the_simulated_kernel),
               T(info_describes_image_and_absence), T(escape_key_aborts_before_the_signature),
               T(r_key_reboots_into_the_image))

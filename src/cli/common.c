@@ -191,6 +191,13 @@ int dmo_cli_common_finish(struct dmo_cli_common *c)
                 c->splash = c->config.splash;
         if (!c->theme && c->config.theme[0])
                 c->theme = c->config.theme;
+        /* Frames as files would be written after the snapshot, on file
+         * systems the image expects unchanged. */
+        if (!c->simulated && c->splash && strncmp(c->splash, "png:", 4) == 0) {
+                dmo_cli_error(_("--splash png:DIR writes files while the system is frozen; it "
+                                "works only with --kernel sim. Use kms, fbdev or text"));
+                return -EINVAL;
+        }
         return 0;
 }
 

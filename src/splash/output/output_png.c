@@ -1,11 +1,16 @@
 /* The png output: frames as files, for previews and tests. It is exempt
  * from the no-I/O-after-freeze rule (output.h): it never runs during a real
- * hibernation. */
+ * hibernation (the CLI refuses it with the real kernel). Frames are created
+ * through the directory's descriptor, never through a link: a frame name
+ * that already exists is removed first (the name, not what it points to),
+ * then created with O_EXCL | O_NOFOLLOW. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cairo.h>
 
@@ -20,8 +25,40 @@ struct png_output {
         cairo_surface_t *surface;
         int w, h;
         unsigned frame;
+        int dir_fd;
         char dir[512];
 };
+
+static cairo_status_t write_fd(void *closure, const unsigned char *data, unsigned int len)
+{
+        int fd = *(int *)closure;
+        while (len > 0) {
+                ssize_t n = write(fd, data, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return CAIRO_STATUS_WRITE_ERROR;
+                data += n;
+                len -= (unsigned int)n;
+        }
+        return CAIRO_STATUS_SUCCESS;
+}
+
+/* A new frame file in the output directory, never through a symlink. */
+static int write_frame(struct png_output *o)
+{
+        char name[32];
+        snprintf(name, sizeof(name), "frame-%05u.png", o->frame++);
+        if (unlinkat(o->dir_fd, name, 0) < 0 && errno != ENOENT)
+                return -errno;
+        int fd =
+            openat(o->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -errno;
+        cairo_status_t st = cairo_surface_write_to_png_stream(o->surface, write_fd, &fd);
+        int r = close(fd) < 0 ? -errno : 0;
+        return st != CAIRO_STATUS_SUCCESS ? -EIO : r;
+}
 
 int dmo_output_png_parse_arg(const char *arg, char *dir, size_t dirlen, int *w, int *h,
                              double *scale)
@@ -70,10 +107,16 @@ static int png_open(const struct dmo_output_config *cfg, struct dmo_output **out
         if (!o)
                 return -ENOMEM;
         o->base.ops = &dmo_output_png;
+        o->dir_fd = -1;
         r = dmo_output_png_parse_arg(cfg->arg, o->dir, sizeof(o->dir), &o->w, &o->h, &scale);
         if (r < 0)
                 goto fail;
         if (mkdir(o->dir, 0755) < 0 && errno != EEXIST) {
+                r = -errno;
+                goto fail;
+        }
+        o->dir_fd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (o->dir_fd < 0) {
                 r = -errno;
                 goto fail;
         }
@@ -91,6 +134,8 @@ static int png_open(const struct dmo_output_config *cfg, struct dmo_output **out
 fail:
         if (o->surface)
                 cairo_surface_destroy(o->surface);
+        if (o->dir_fd >= 0)
+                close(o->dir_fd);
         free(o);
         return r;
 }
@@ -100,8 +145,6 @@ static int png_render(struct dmo_output *base, const struct dmo_scene *scene, bo
         struct png_output *o = (struct png_output *)base;
         struct dmo_rect damage[8];
         unsigned nd = 0;
-        char path[600];
-
         cairo_surface_flush(o->surface);
         int r = dmo_painter_paint(o->painter, cairo_image_surface_get_data(o->surface),
                                   cairo_image_surface_get_stride(o->surface), scene, force_full,
@@ -112,10 +155,7 @@ static int png_render(struct dmo_output *base, const struct dmo_scene *scene, bo
         dmo_painter_prewarm(o->painter);
         if (nd == 0)
                 return 0;
-        snprintf(path, sizeof(path), "%s/frame-%05u.png", o->dir, o->frame++);
-        if (cairo_surface_write_to_png(o->surface, path) != CAIRO_STATUS_SUCCESS)
-                return -EIO;
-        return 0;
+        return write_frame(o);
 }
 
 static void png_set_retain(struct dmo_output *o, bool retain)
@@ -131,6 +171,8 @@ static void png_close(struct dmo_output *base)
                 return;
         dmo_painter_free(o->painter);
         cairo_surface_destroy(o->surface);
+        if (o->dir_fd >= 0)
+                close(o->dir_fd);
         free(o);
 }
 
