@@ -515,6 +515,28 @@ static void png_frames_never_follow_links_and_need_the_simulated_kernel(void)
         CHECK_STR_CONTAINS(output(), "works only with --kernel sim");
 }
 
+/* A theme that does not load (removed, misspelled, broken install) never
+ * leaves the screen black: the built-in look draws the bar, and its text
+ * when the shipped fonts are there. Each new frame is a changed screen. */
+static void missing_theme_falls_back_to_the_built_in_look(void)
+{
+        const char *swap = make_swap("theme.swap", "32M");
+        char dir[600];
+        REQUIRE(swap);
+        static const char *const fonts[] = {"", "DORMOUSE_FONTS_DIR=/nonexistent "};
+        for (int i = 0; i < 2; i++) {
+                snprintf(dir, sizeof(dir), "%s/builtin-%d", dmo_test_tmpdir(), i);
+                CHECK_INT(dmo_test_sh("%s'%s' hibernate --kernel sim --sim-size 8M --resume-device "
+                                      "'%s' --splash 'png:%s:320x200' --theme no-such-theme "
+                                      "--debug-step-delay 10 >'%s.out' 2>&1",
+                                      fonts[i], bin(), swap, dir, dir),
+                          ==, 0);
+                CHECK_INT(dmo_test_sh("grep -q 'using the built-in look' '%s.out'", dir), ==, 0);
+                /* the bar moved: many distinct frames, not one black screen */
+                CHECK_INT(dmo_test_sh("test $(ls '%s' | wc -l) -ge 10", dir), ==, 0);
+        }
+}
+
 static void info_describes_image_and_absence(void)
 {
         const char *swap = make_swap("info.swap", "16M");
@@ -626,5 +648,5 @@ DMO_TEST_MAIN(T(round_trip_two_pages), T(round_trip_image_smaller_than_memory),
               T(config_file_sets_device_and_warns_on_unknown_keys),
               T(info_filters_control_characters_from_the_image),
               T(png_frames_never_follow_links_and_need_the_simulated_kernel),
-              T(info_describes_image_and_absence), T(escape_key_aborts_before_the_signature),
-              T(r_key_reboots_into_the_image))
+              T(missing_theme_falls_back_to_the_built_in_look), T(info_describes_image_and_absence),
+              T(escape_key_aborts_before_the_signature), T(r_key_reboots_into_the_image))

@@ -1,4 +1,5 @@
 #include "splash/session.h"
+#include "splash/theme/builtin.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -121,6 +122,19 @@ static void load_theme(struct dmo_splash_session *s)
         report_diag(s, &diag);
         dmo_diag_clear(&diag);
         if (r < 0) {
+                /* A screen never stays black: the built-in look instead. */
+                dmo_diag_init(&diag);
+                int b =
+                    dmo_theme_load_from_memory(dmo_theme_builtin_conf, dmo_theme_builtin_conf_len,
+                                               NULL, s->p.paths, &s->theme, &diag);
+                dmo_diag_clear(&diag);
+                if (b == 0) {
+                        report(s, DMO_SPLASH_NOTE,
+                               _("theme \"%s\" could not be loaded from %s (%s); using the "
+                                 "built-in look"),
+                               name, dir, strerror(-r));
+                        return;
+                }
                 report(s, DMO_SPLASH_NOTE,
                        _("theme \"%s\" could not be loaded from %s (%s); showing text progress "
                          "only"),
