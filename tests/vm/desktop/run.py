@@ -60,8 +60,11 @@ OUT = HERE.parent / "out" / "desktop"
 GUEST = HERE / "guest"
 PACKAGES = HERE / "packages"
 SUITE = "bookworm"
-# Bump when the way the guest is assembled changes (it is part of the keys).
-BUILDER_VERSION = "1"
+# Bump when the way the package tree is made changes (part of its key).
+BASE_VERSION = "1"
+# Bump when the way the guest is assembled from it changes (part of the
+# disk's key).
+BUILDER_VERSION = "2"
 
 ROOT_SIZE = 3 << 30
 SWAP_SIZE = 1 << 30
@@ -152,7 +155,7 @@ def png_bytes(w, h, rgb):
 def base_tarball():
     pkgs = package_list()
     opts = ["--variant=apt", "--aptopt=APT::Install-Recommends \"false\"", "--format=tar"]
-    key = sha(BUILDER_VERSION, SUITE, " ".join(pkgs), " ".join(opts))
+    key = sha(BASE_VERSION, SUITE, " ".join(pkgs), " ".join(opts))
     CACHE.mkdir(parents=True, exist_ok=True)
     out = CACHE / f"base-{key}.tar"
     if out.exists():
@@ -166,7 +169,16 @@ def base_tarball():
     cmd = ["mmdebstrap", *opts, "--include=" + ",".join(pkgs), SUITE, str(tmp),
            *[str(s) for s in sources]]
     with open(CACHE / f"base-{key}.log", "w") as logf:
-        r = subprocess.run(cmd, stdout=logf, stderr=subprocess.STDOUT)
+        r = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT)
+        try:
+            r.wait()
+        finally:
+            if r.poll() is None:  # interrupted: mmdebstrap cleans up on SIGINT
+                r.send_signal(signal.SIGINT)
+                try:
+                    r.wait(60)
+                except subprocess.TimeoutExpired:
+                    r.kill()
     if r.returncode != 0:
         tmp.unlink(missing_ok=True)
         raise RuntimeError(f"mmdebstrap failed (rc {r.returncode}); see {CACHE}/base-{key}.log")
@@ -249,7 +261,7 @@ def install_guest_config(root):
     chroot(root, "systemctl", "mask", "serial-getty@ttyS0.service", "serial-getty@ttyS1.service")
     (root / "etc/hostname").write_text("dmo-desktop\n")
     (root / "usr/local/share/dmo").mkdir(parents=True, exist_ok=True)
-    (root / "usr/local/share/dmo/colour.png").write_bytes(png_bytes(360, 220, CLIENT))
+    (root / "usr/local/share/dmo/colour.png").write_bytes(png_bytes(900, 300, CLIENT))
 
 
 def make_swapfile(root):
@@ -293,10 +305,15 @@ def assemble_disk(root, work, dest):
     return offset
 
 
+def guest_key(base_key, dormouse_stage):
+    """The disk's cache key: the packages, guest/, every installed dormouse
+    file, and BUILDER_VERSION (bump it when the assembly below changes)."""
+    return sha(BUILDER_VERSION, base_key, tree_digest(GUEST), tree_digest(dormouse_stage))
+
+
 def build_guest(builddir, dormouse_stage, dracut=False):
     tar, base_key = base_tarball()
-    key = sha(BUILDER_VERSION, base_key, tree_digest(GUEST), tree_digest(dormouse_stage),
-              Path(__file__).read_bytes())
+    key = guest_key(base_key, dormouse_stage)
     dest = CACHE / f"guest-{key}"
     if (dest / "guest.json").exists():
         g = Guest(dest)
@@ -534,13 +551,24 @@ def client_visible(fr):
     return fraction(fr, CLIENT) > 0.02
 
 
+def drawn(fr):
+    """Something other than a black or text-mode screen: after the kernel's
+    resume only what Weston repaints is there (the counter's window), the
+    rest stays black."""
+    return vmrun.frame_kind(fr) != "console"
+
+
 def is_desktop(fr):
     """Weston's background and the client's window."""
     return fraction(fr, BACKGROUND) > 0.25 and client_visible(fr)
 
 
 def themed(fr, theme):
-    return vmrun.frame_kind(fr, theme) == "themed" and fraction(fr, BACKGROUND) < 0.05
+    """dormouse's scene: the theme's background, and no part of the session
+    (after a restore, the windows Weston repaints land on the splash's last
+    frame, whose corners are still the theme's)."""
+    return (vmrun.frame_kind(fr, theme) == "themed" and fraction(fr, BACKGROUND) < 0.01
+            and fraction(fr, CLIENT) < 0.001)
 
 
 def bar_grows(frames, theme):
@@ -577,10 +605,13 @@ class Shots:
     def save(self, label, fr):
         fr.write_png(self.dir / f"{label}.png")
 
-    def write_all(self, keep=lambda label: True):
+    def write_all(self):
+        """PNGs of the frames, each one only when it differs from the last."""
+        last = None
         for label, fr in self.frames:
-            if keep(label):
+            if fr.px != last:
                 fr.write_png(self.dir / f"{label}.png")
+                last = fr.px
 
 
 def boot_to_desktop(h, vm, shots, label):
@@ -636,8 +667,10 @@ def menu_hibernate(h, vm, shots, label, interval=0.6, on_frame=None):
 
 
 def watch_resume(h, vm, shots, label, after_counter, interval=0.6):
-    """Screendumps from power-on until the client is back on the screen and
-    its counter has gone past after_counter. Returns (t_back, frames)."""
+    """Screendumps from power-on until the session draws on the screen again
+    and the client's counter has gone past after_counter (the kernel's path
+    brings back only the windows that repaint, so this does not ask for the
+    whole desktop). Returns (t_back, frames)."""
     frames = []
     end = vm.start_t + T_RESUME
     t_back = None
@@ -649,7 +682,7 @@ def watch_resume(h, vm, shots, label, after_counter, interval=0.6):
             if vm.find_all(r"VMTEST: AGENT up"):
                 break  # a cold boot: the image was not restored
             later = [c for _, c in counters(vm)]
-            if client_visible(fr) and later and later[-1] > after_counter:
+            if drawn(fr) and later and later[-1] > after_counter:
                 t_back = fr.t
                 break
         time.sleep(max(0.0, interval - (time.monotonic() - t)))
@@ -791,8 +824,6 @@ def scenario_kernel_path(h):
         raise Failure(f"dormouse's drop-in was not overridden on the kernel path (drop-ins {drop})")
     if r["rc1"] != 0:
         raise Failure(f"QEMU exited with {r['rc1']} after the hibernation, not a power-off")
-    if not r["vm1"].find_all(r"PM: hibernation: (Wrote|Image created)|Image saving"):
-        raise Failure("no kernel hibernation messages on the console")
     detail = [check_counter(r), check_hooks(r)]
     sim, bg = whole_desktop(r)
     h.table["kernel"] = {"cold": r["cold"], "hibernate": r["hibernate"], "resume": r["resume"],
