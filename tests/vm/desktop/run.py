@@ -194,14 +194,14 @@ def base_tarball():
 # dormouse as a distribution would build it.
 
 
-def build_dormouse(builddir):
-    builddir = Path(builddir)
+def build_dormouse(builddir, source=REPO):
+    builddir, source = Path(builddir), Path(source)
     t0 = time.monotonic()
-    if not (REPO / "configure").exists():
-        run([str(REPO / "autogen.sh")], cwd=REPO)
+    if not (source / "configure").exists():
+        run([str(source / "autogen.sh")], cwd=source)
     builddir.mkdir(parents=True, exist_ok=True)
     if not (builddir / "Makefile").exists():
-        r = run([str(REPO / "configure"), "--prefix=/usr", "--sysconfdir=/etc"], cwd=builddir,
+        r = run([str(source / "configure"), "--prefix=/usr", "--sysconfdir=/etc"], cwd=builddir,
                 check=False)
         if r.returncode != 0:
             raise RuntimeError(f"configure failed: {r.stdout[-800:]}{r.stderr[-800:]}")
@@ -878,6 +878,8 @@ def scenario_menu_hibernate(h):
         raise Failure(f"Hibernate(false) as the user answered {r['answer']!r}")
     if r["rc1"] != 0:
         raise Failure(f"QEMU exited with {r['rc1']}, not a power-off")
+    if not r["vm1"].find_all(r"dormouse\[\d+\]: "):
+        raise Failure("no line from dormouse on the console: the unit did not run it")
     frames = r["hib_frames"]
     th = [f for f in frames if themed(f, h.theme)]
     desk = [f for f in frames if is_desktop(f)]
@@ -903,6 +905,9 @@ def scenario_resume(h):
         raise Failure("the distribution's initramfs has no dormouse in it")
     h.table["dormouse"] = dict(h.table.get("dormouse", {}), resume=r["resume"])
     problems, detail = [], []
+    # dormouse resume's text progress, from the initramfs's local-premount
+    if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
+        problems.append("dormouse resume printed no progress on the console: was it the kernel's resume?")
     try:
         detail.append(check_counter(r))
     except Failure as e:
@@ -1059,6 +1064,8 @@ def main():
     ap.add_argument("--build-only", action="store_true", help="build (or find cached) the guest and stop")
     ap.add_argument("--builddir", default=str(REPO / "build-vm-desktop"),
                     help="where dormouse is configured with --prefix=/usr --sysconfdir=/etc and built")
+    ap.add_argument("--source", default=str(REPO),
+                    help="the dormouse source tree to build for the guest (default: this one)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument("--workdir", help="work directory (default: a new one under $TMPDIR)")
     ap.add_argument("--append", dest="append_extra", default="",
@@ -1079,7 +1086,7 @@ def main():
         for tool in ("mmdebstrap", "mkfs.ext4", "mkswap", "sfdisk", "debugfs", "qemu-system-x86_64"):
             if not shutil.which(tool):
                 raise RuntimeError(f"{tool} is missing (tools/packages lists the host packages)")
-        stage = build_dormouse(args.builddir)
+        stage = build_dormouse(args.builddir, args.source)
         h.guest = build_guest(args.builddir, stage, dracut=args.dracut)
         log(f"guest {h.guest.dir} ({h.guest.meta['kver']}); setup {time.monotonic() - t_all:.0f} s; "
             f"work dir {h.work}")
