@@ -1012,6 +1012,10 @@ def scenario_swapfile(h):
     sw = r["status1"].get("swaps", "")
     if "/swapfile" not in sw or "/dev/vda2" in sw:
         raise Failure(f"the guest did not hibernate to the swap file alone (swaps {sw})")
+    if not r["vm1"].find_all(r"dormouse\[\d+\]: "):
+        raise Failure("no line from dormouse on the console: the unit did not run it")
+    if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
+        raise Failure("dormouse resume printed no progress on the console: was it the kernel's resume?")
     th = [f for f in r["hib_frames"] if themed(f, h.theme)]
     detail = [check_counter(r), check_hooks(r), f"{len(th)} themed hibernate frames",
               f"resume_offset={off}"]
