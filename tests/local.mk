@@ -136,6 +136,7 @@ check-vm: dormouse$(EXEEXT)
 check-vm-desktop:
 	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop $(VM_DESKTOP_FLAGS)
 .PHONY: check-vm-desktop
+
 # Every fault class against stale images, wrong restores and unusable swap.
 check_PROGRAMS += tests/fault-matrix.test
 TESTS += tests/fault-matrix.test
