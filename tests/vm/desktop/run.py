@@ -1033,6 +1033,8 @@ def scenario_dracut(h):
         r = round_trip(h, "dracut", shots, initrd=h.guest.dracut_initrd)
     finally:
         shots.write_all()
+    if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
+        raise Failure("dormouse resume printed no progress on the console: was it the kernel's resume?")
     th = [f for f in r["res_frames"] if themed(f, h.theme)]
     return ", ".join([check_counter(r), check_hooks(r), f"{len(th)} themed resume frames"])
 
