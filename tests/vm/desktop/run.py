@@ -195,7 +195,7 @@ def base_tarball():
 
 
 def build_dormouse(builddir, source=REPO):
-    builddir, source = Path(builddir), Path(source)
+    builddir, source = Path(builddir).resolve(), Path(source).resolve()
     t0 = time.monotonic()
     if not (source / "configure").exists():
         run([str(source / "autogen.sh")], cwd=source)
@@ -1109,7 +1109,7 @@ def main():
             if not shutil.which(tool):
                 raise RuntimeError(f"{tool} is missing (tools/packages lists the host packages)")
         stage = build_dormouse(args.builddir, args.source)
-        h.guest = build_guest(args.builddir, stage, dracut=args.dracut)
+        h.guest = build_guest(Path(args.builddir).resolve(), stage, dracut=args.dracut)
         log(f"guest {h.guest.dir} ({h.guest.meta['kver']}); setup {time.monotonic() - t_all:.0f} s; "
             f"work dir {h.work}")
         if args.build_only:
