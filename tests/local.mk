@@ -129,6 +129,14 @@ check-vm: dormouse$(EXEEXT)
 	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse
 .PHONY: check-vm
 
+# The desktop scenarios (issue 8): a Debian 12 guest with systemd, logind and
+# Weston, hibernated from the user's menu (tests/vm/desktop/run.py; needs
+# root: mmdebstrap, chroot). The guest's dormouse is configured with
+# --prefix=/usr --sysconfdir=/etc and built in vm-desktop/ here.
+check-vm-desktop:
+	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop $(VM_DESKTOP_FLAGS)
+.PHONY: check-vm-desktop
+
 # Every fault class against stale images, wrong restores and unusable swap.
 check_PROGRAMS += tests/fault-matrix.test
 TESTS += tests/fault-matrix.test

@@ -1,0 +1,1159 @@
+#!/usr/bin/env python3
+"""Desktop VM scenarios: hibernate from the menu of a Weston session on a
+Debian 12 guest with systemd as PID 1, and resume through the distribution's
+initramfs (issue 8, section 2).
+
+The guest's root file system is built with mmdebstrap from the packages in
+tests/vm/desktop/packages, with the package sources of this machine's own apt
+configuration, and cached under tests/vm/cache/desktop/. dormouse is built
+from this tree (--prefix=/usr --sysconfdir=/etc, in build-vm-desktop/),
+installed into the guest with make install DESTDIR=..., and update-initramfs
+runs in the guest's chroot. The disk (ext4 root + swap partition) is made
+without loop devices and cached as well, keyed by the package list, the
+files under guest/ and the installed dormouse.
+
+Each scenario prints "ok"/"not ok" with a reason; the last line is
+"N passed, N failed". Screendumps: tests/vm/out/desktop/SCENARIO/.
+
+Stdlib only. Usage:
+    python3 tests/vm/desktop/run.py [--scenario NAME ...] [--dracut] [--keep]
+    python3 tests/vm/desktop/run.py --build-only
+"""
+
+import argparse
+import atexit
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def _load_vm_harness():
+    """tests/vm/run.py (QEMU, monitor, frames, themes), imported under its
+    own name: this file has the same base name."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("vmrun", HERE.parent / "run.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["vmrun"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+vmrun = _load_vm_harness()
+Failure, Frame, log, run = vmrun.Failure, vmrun.Frame, vmrun.log, vmrun.run
+
+REPO = HERE.parent.parent.parent
+CACHE = HERE.parent / "cache" / "desktop"
+OUT = HERE.parent / "out" / "desktop"
+GUEST = HERE / "guest"
+PACKAGES = HERE / "packages"
+SUITE = "bookworm"
+# Bump when the way the package tree is made changes (part of its key).
+BASE_VERSION = "1"
+# Bump when the way the guest is assembled from it changes (part of the
+# disk's key).
+BUILDER_VERSION = "2"
+
+ROOT_SIZE = 3 << 30
+SWAP_SIZE = 1 << 30
+SWAPFILE_SIZE = 768 << 20
+PART1_START = 1 << 20
+ROOT_UUID = "6b0e2d5c-8a51-4f0e-9d7a-2d4f5c1e0a01"
+SWAP_UUID = "6b0e2d5c-8a51-4f0e-9d7a-2d4f5c1e0a02"
+USER = "dmo"
+UID = 1000
+
+# The same machine for every boot: the kernel refuses an image made on a
+# machine of another shape.
+QEMU_SHAPE = ["-smp", "2", "-m", "1G"]
+APPEND = "root=/dev/vda1 ro resume=/dev/vda2 console=ttyS0 panic=-1 loglevel=4"
+
+# Timeouts that held on this kind of machine (desktop-vm-facts.md).
+T_DESKTOP = 420.0
+T_HIBERNATE = 300.0
+T_RESUME = 400.0
+T_SCREENDUMP = 10.0
+
+# The guest's known colours (guest/home/dmo/.config/weston.ini, colour.png).
+BACKGROUND = (0x2e, 0x5a, 0x88)
+CLIENT = (250, 20, 200)
+
+
+def sha(*parts):
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p if isinstance(p, bytes) else str(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def tree_digest(root):
+    """Paths, modes, link targets and contents of every file under root."""
+    h = hashlib.sha256()
+    root = Path(root)
+    for p in sorted(root.rglob("*")):
+        rel = str(p.relative_to(root))
+        st = p.lstat()
+        h.update(f"{rel}\0{st.st_mode:o}\0".encode())
+        if p.is_symlink():
+            h.update(os.readlink(p).encode())
+        elif p.is_file():
+            h.update(p.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def package_list():
+    pkgs = []
+    for line in PACKAGES.read_text().splitlines():
+        pkgs += line.split("#", 1)[0].split()
+    return pkgs
+
+
+def host_sources():
+    """The deb822 and one-line source files of this machine's apt, as they are
+    now (never a mirror address written into the repository)."""
+    files = []
+    main = Path("/etc/apt/sources.list")
+    if main.is_file() and main.read_text().strip():
+        files.append(main)
+    d = Path("/etc/apt/sources.list.d")
+    if d.is_dir():
+        files += sorted(p for p in d.iterdir() if p.suffix in (".sources", ".list") and p.is_file())
+    if not files:
+        raise RuntimeError("this machine's apt configuration names no package sources")
+    return files
+
+
+def png_bytes(w, h, rgb):
+    raw = b"".join(b"\0" + bytes(rgb) * w for _ in range(h))
+
+    def chunk(kind, body):
+        return (struct.pack(">I", len(body)) + kind + body
+                + struct.pack(">I", zlib.crc32(kind + body) & 0xffffffff))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
+
+# --------------------------------------------------------------------------
+# Stage 1: the Debian root file system from packages (cached tarball).
+
+
+def base_tarball():
+    pkgs = package_list()
+    opts = ["--variant=apt", "--aptopt=APT::Install-Recommends \"false\"", "--format=tar"]
+    key = sha(BASE_VERSION, SUITE, " ".join(pkgs), " ".join(opts))
+    CACHE.mkdir(parents=True, exist_ok=True)
+    out = CACHE / f"base-{key}.tar"
+    if out.exists():
+        log(f"guest packages: cached {out.name}")
+        return out, key
+    sources = host_sources()
+    log(f"guest packages: mmdebstrap {SUITE}, {len(pkgs)} packages asked for, sources from "
+        + ", ".join(str(s) for s in sources))
+    t0 = time.monotonic()
+    tmp = CACHE / f"base-{key}.part.tar"  # the name picks mmdebstrap's format: end in .tar
+    cmd = ["mmdebstrap", *opts, "--include=" + ",".join(pkgs), SUITE, str(tmp),
+           *[str(s) for s in sources]]
+    with open(CACHE / f"base-{key}.log", "w") as logf:
+        r = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT)
+        try:
+            r.wait()
+        finally:
+            if r.poll() is None:  # interrupted: mmdebstrap cleans up on SIGINT
+                r.send_signal(signal.SIGINT)
+                try:
+                    r.wait(60)
+                except subprocess.TimeoutExpired:
+                    r.kill()
+    if r.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        raise RuntimeError(f"mmdebstrap failed (rc {r.returncode}); see {CACHE}/base-{key}.log")
+    tmp.rename(out)
+    for old in CACHE.glob("base-*.tar"):
+        if old != out:
+            old.unlink()
+    log(f"guest packages: {out.name} {out.stat().st_size / 1e6:.0f} MB in {time.monotonic() - t0:.0f} s")
+    return out, key
+
+
+# --------------------------------------------------------------------------
+# dormouse as a distribution would build it.
+
+
+def build_dormouse(builddir, source=REPO):
+    builddir, source = Path(builddir).resolve(), Path(source).resolve()
+    t0 = time.monotonic()
+    if not (source / "configure").exists():
+        run([str(source / "autogen.sh")], cwd=source)
+    builddir.mkdir(parents=True, exist_ok=True)
+    if not (builddir / "Makefile").exists():
+        r = run([str(source / "configure"), "--prefix=/usr", "--sysconfdir=/etc"], cwd=builddir,
+                check=False)
+        if r.returncode != 0:
+            raise RuntimeError(f"configure failed: {r.stdout[-800:]}{r.stderr[-800:]}")
+    r = run(["make", "-j2"], cwd=builddir, check=False)
+    if r.returncode != 0:
+        raise RuntimeError(f"make failed in {builddir}: {r.stderr[-1500:]}")
+    stage = builddir / "vm-destdir"
+    if stage.exists():
+        shutil.rmtree(stage)
+    r = run(["make", "install", f"DESTDIR={stage}"], cwd=builddir, check=False)
+    if r.returncode != 0:
+        raise RuntimeError(f"make install failed: {r.stderr[-1500:]}")
+    notes = [l for l in (r.stdout + r.stderr).splitlines()
+             if re.search(r"warn|not active|NOTE|keeping", l, re.I)]
+    log(f"dormouse built and staged in {time.monotonic() - t0:.0f} s ({stage})")
+    for n in notes[:10]:
+        log(f"  make install: {n.strip()}")
+    return stage
+
+
+# --------------------------------------------------------------------------
+# Stage 2: the guest's disk, kernel and initrds (cached per dormouse build).
+
+
+class Guest:
+    def __init__(self, d):
+        self.dir = Path(d)
+        self.meta = json.loads((self.dir / "guest.json").read_text())
+        self.disk = self.dir / "disk.img"
+        self.kernel = self.dir / "vmlinuz"
+        self.initrd = self.dir / "initrd.img"
+        self.dracut_initrd = self.dir / "initrd-dracut.img"
+        self.swapfile_offset = self.meta.get("swapfile_offset")
+
+
+def chroot(root, *cmd, check=True):
+    return run(["chroot", str(root), *cmd], check=check,
+               env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
+                    "DEBIAN_FRONTEND": "noninteractive", "HOME": "/root"})
+
+
+def install_guest_config(root):
+    """The files under guest/ and what cannot be a file: the user, enabled
+    units, the client's colour."""
+    for p in sorted(GUEST.rglob("*")):
+        rel = p.relative_to(GUEST)
+        dest = root / rel
+        if p.is_dir():
+            dest.mkdir(parents=True, exist_ok=True)
+        else:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(p, dest)
+    chroot(root, "useradd", "-u", str(UID), "-M", "-d", f"/home/{USER}", "-s", "/bin/bash", USER)
+    chroot(root, "chown", "-R", f"{USER}:{USER}", f"/home/{USER}")
+    chroot(root, "systemctl", "enable", "dmo-agent.service")
+    # Nothing answers on the serial ports but the agent.
+    chroot(root, "systemctl", "mask", "serial-getty@ttyS0.service", "serial-getty@ttyS1.service")
+    (root / "etc/hostname").write_text("dmo-desktop\n")
+    (root / "usr/local/share/dmo").mkdir(parents=True, exist_ok=True)
+    (root / "usr/local/share/dmo/colour.png").write_bytes(png_bytes(900, 300, CLIENT))
+
+
+def make_swapfile(root):
+    """A swap file with every block allocated (no holes, whatever mkfs -d does
+    with zero blocks): a non-zero pattern, then mkswap."""
+    path = root / "swapfile"
+    block = b"\xa5" * (1 << 20)
+    with open(path, "wb") as f:
+        for _ in range(SWAPFILE_SIZE >> 20):
+            f.write(block)
+    os.chmod(path, 0o600)
+    run(["mkswap", "-L", "dmoswapfile", str(path)])
+
+
+def assemble_disk(root, work, dest):
+    """ext4 root (mkfs.ext4 -d) and swap (mkswap) on files, joined under a
+    partition table with sfdisk and dd: no loop device."""
+    rootimg, swapimg, disk = work / "root.img", work / "swap.img", dest
+    for f, size in ((rootimg, ROOT_SIZE), (swapimg, SWAP_SIZE)):
+        with open(f, "wb") as fh:
+            fh.truncate(size)
+    run(["mkfs.ext4", "-q", "-F", "-L", "dmoroot", "-U", ROOT_UUID, "-d", str(root), str(rootimg)])
+    run(["mkswap", "-U", SWAP_UUID, "-L", "dmoswap", str(swapimg)])
+    total = PART1_START + ROOT_SIZE + SWAP_SIZE + (1 << 20)
+    with open(disk, "wb") as fh:
+        fh.truncate(total)
+    layout = (f"label: dos\n"
+              f"start={PART1_START // 512}, size={ROOT_SIZE // 512}, type=83\n"
+              f"start={(PART1_START + ROOT_SIZE) // 512}, size={SWAP_SIZE // 512}, type=82\n")
+    run(["sfdisk", "-q", str(disk)], input=layout)
+    for img, start in ((rootimg, PART1_START), (swapimg, PART1_START + ROOT_SIZE)):
+        run(["dd", f"if={img}", f"of={disk}", "bs=1M", f"seek={start >> 20}",
+             "conv=notrunc,sparse", "status=none"])
+    offset = None
+    if (root / "swapfile").exists():
+        r = run(["debugfs", "-R", "bmap /swapfile 0", str(rootimg)], check=False)
+        m = re.search(r"^\s*(\d+)\s*$", r.stdout, re.M)
+        offset = int(m.group(1)) if m else None
+    rootimg.unlink()
+    swapimg.unlink()
+    return offset
+
+
+def guest_key(base_key, dormouse_stage):
+    """The disk's cache key: the packages, guest/, every installed dormouse
+    file, and BUILDER_VERSION (bump it when the assembly below changes)."""
+    return sha(BUILDER_VERSION, base_key, tree_digest(GUEST), tree_digest(dormouse_stage))
+
+
+def build_guest(builddir, dormouse_stage, dracut=False):
+    tar, base_key = base_tarball()
+    key = guest_key(base_key, dormouse_stage)
+    dest = CACHE / f"guest-{key}"
+    if (dest / "guest.json").exists():
+        g = Guest(dest)
+        if not dracut or g.dracut_initrd.exists():
+            log(f"guest disk: cached {dest.name}")
+            return g
+    t0 = time.monotonic()
+    work = Path(tempfile.mkdtemp(prefix="tmp-guest-", dir=CACHE))
+    root = work / "root"
+    proc_mounted = False
+    try:
+        root.mkdir()
+        run(["tar", "-xpf", str(tar), "-C", str(root), "--numeric-owner", "--xattrs",
+             "--xattrs-include=*"])
+        install_guest_config(root)
+        # dormouse, installed the way a packager does (the staged copy only
+        # keys the cache).
+        r = run(["make", "install", f"DESTDIR={root}"], cwd=builddir, check=False)
+        (work / "make-install.log").write_text(r.stdout + r.stderr)
+        if r.returncode != 0:
+            raise RuntimeError(f"make install DESTDIR=<guest root> failed: {r.stderr[-1500:]}")
+        make_swapfile(root)
+        kvers = sorted(p.name for p in (root / "lib/modules").iterdir())
+        if len(kvers) != 1:
+            raise RuntimeError(f"the guest has {len(kvers)} kernels: {kvers}")
+        kver = kvers[0]
+        run(["mount", "-t", "proc", "proc", str(root / "proc")])
+        proc_mounted = True
+        r = chroot(root, "update-initramfs", "-u", "-k", kver, check=False)
+        ilog = r.stdout + r.stderr
+        (work / "update-initramfs.log").write_text(ilog)
+        if r.returncode != 0:
+            raise RuntimeError(f"update-initramfs -u in the guest failed: {ilog[-1500:]}")
+        if dracut:
+            r = chroot(root, "dracut", "--force", "--no-hostonly", "--kver", kver,
+                       f"/boot/initrd-dracut.img-{kver}", check=False)
+            (work / "dracut.log").write_text(r.stdout + r.stderr)
+            if r.returncode != 0:
+                raise RuntimeError(f"dracut in the guest failed: {(r.stdout + r.stderr)[-1500:]}")
+        lsinitrd = chroot(root, "lsinitramfs", f"/boot/initrd.img-{kver}", check=False).stdout
+        run(["umount", str(root / "proc")])
+        proc_mounted = False
+        has_hook = any(l.endswith("bin/dormouse") for l in lsinitrd.splitlines())
+        staging = work / "out"
+        staging.mkdir()
+        shutil.copy2(root / f"boot/vmlinuz-{kver}", staging / "vmlinuz")
+        shutil.copy2(root / f"boot/initrd.img-{kver}", staging / "initrd.img")
+        if dracut:
+            shutil.copy2(root / f"boot/initrd-dracut.img-{kver}", staging / "initrd-dracut.img")
+        shutil.copy2(work / "update-initramfs.log", staging / "update-initramfs.log")
+        offset = assemble_disk(root, work, staging / "disk.img")
+        meta = {"kver": kver, "base": tar.name, "initrd_has_dormouse": has_hook,
+                "swapfile_offset": offset, "built": time.strftime("%Y-%m-%d %H:%M:%S")}
+        (staging / "guest.json").write_text(json.dumps(meta, indent=1) + "\n")
+        if dest.exists():
+            shutil.rmtree(dest)
+        staging.rename(dest)
+    finally:
+        if proc_mounted:
+            subprocess.run(["umount", "-l", str(root / "proc")])
+        shutil.rmtree(work, ignore_errors=True)
+    for old in CACHE.glob("guest-*"):
+        if old != dest and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+    g = Guest(dest)
+    log(f"guest disk: built {dest.name} in {time.monotonic() - t0:.0f} s (kernel {g.meta['kver']}, "
+        f"initramfs {'with' if g.meta['initrd_has_dormouse'] else 'WITHOUT'} dormouse, "
+        f"swap file at page {g.swapfile_offset})")
+    return g
+
+
+# --------------------------------------------------------------------------
+# QEMU: tests/vm/run.py's VM, with the desktop guest's machine.
+
+
+class DesktopVM(vmrun.VM):
+    """One boot of the desktop guest. Serial 0 (ttyS0) is the console the
+    harness reads; serial 1 (ttyS1) carries commands to the guest's agent."""
+
+    def __init__(self, h, name, disk, initrd, append, limit):
+        super().__init__(h, name, "desktop", disk)
+        self.append = append
+        self.initrd_path = initrd
+        self.limit = limit
+        self.cmdsock = h.work / f"cmd-{name}.sock"
+        self.cmdconn = None
+
+    def qemu_cmd(self):
+        return [self.h.qemu, "-accel", "tcg,thread=multi", "-cpu", "max", *QEMU_SHAPE,
+                "-no-reboot",
+                "-kernel", str(self.h.guest.kernel), "-initrd", str(self.initrd_path),
+                "-append", self.append,
+                "-drive", f"file={self.disk},format=raw,if=virtio,cache=unsafe",
+                "-vga", "std", "-display", "none", "-nic", "none",
+                "-serial", "stdio", "-serial", f"unix:{self.cmdsock},server,nowait",
+                "-monitor", f"unix:{self.sock},server,nowait"]
+
+    def start(self):
+        for s in (self.sock, self.cmdsock):
+            if s.exists():
+                s.unlink()
+        cmd = self.qemu_cmd()
+        (self.h.work / f"qemu-{self.name}.cmd").write_text(" ".join(cmd) + "\n")
+        self.errlog = open(self.h.work / f"qemu-{self.name}.stderr", "wb")
+        self.start_t = time.monotonic()
+        self.deadline = self.start_t + self.limit
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=self.errlog, start_new_session=True)
+        vmrun.ALL_VMS.add(self)
+        import threading
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        return self
+
+    def send(self, command):
+        """One line to the guest agent."""
+        if self.cmdconn is None:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(10)
+            s.connect(str(self.cmdsock))
+            self.cmdconn = s
+        self.cmdconn.sendall(command.encode() + b"\n")
+
+    def screendump(self, path, timeout=T_SCREENDUMP):
+        """A PPM of the screen, with its own time limit: near power-off the
+        monitor can stall. None once the VM is gone or the dump stalled."""
+        if self.exit_t is not None:
+            return None
+        try:
+            if self.mon is None:
+                self.hmp("info status", timeout=timeout)
+            self.mon.settimeout(timeout)
+            out = self.hmp(f"screendump {path}")
+        except OSError:
+            # a late answer would be taken for the next command's
+            try:
+                self.mon.close()
+            except (OSError, AttributeError):
+                pass
+            self.mon = None
+            return None
+        if "rror" in out or not Path(path).exists():
+            return None
+        return Path(path)
+
+    def kill(self):
+        if self.cmdconn is not None:
+            try:
+                self.cmdconn.close()
+            except OSError:
+                pass
+            self.cmdconn = None
+        super().kill()
+
+
+def ask(vm, command, pattern, timeout=60.0):
+    """Send a command to the agent and wait for the answer line."""
+    since = len(vm.lines)
+    try:
+        vm.send(command)
+    except OSError as e:
+        raise Failure(f"{vm.name}: cannot reach the guest agent: {e}")
+    r = vm.wait_for(pattern, timeout, since)
+    if r is None:
+        raise Failure(f"{vm.name}: no answer to '{command}' from the guest agent\n{vm.tail()}")
+    return r
+
+
+def status(vm):
+    """The agent's STATUS block: boot id, counter, hook lines, unit result."""
+    since = len(vm.lines)
+    ask(vm, "status", r"VMTEST: STATUS end", 60)
+    st = {"hooks": []}
+    with vm.cond:
+        lines = [s for _, s in vm.lines[since:]]
+    for s in lines:
+        m = re.search(r"VMTEST: STATUS boot=(\S+) counter=(\S*) swaps=(\S*)", s)
+        if m:
+            st.update(boot=m.group(1), counter=m.group(2), swaps=m.group(3))
+        m = re.search(r"VMTEST: HOOK (\S+) (\S+)", s)
+        if m:
+            st["hooks"].append(f"{m.group(1)} {m.group(2)}")
+        m = re.search(r"VMTEST: UNIT (.*)", s)
+        if m:
+            st["unit"] = dict(kv.split("=", 1) for kv in m.group(1).split() if "=" in kv)
+        m = re.search(r"VMTEST: DROPIN (.*)", s)
+        if m:
+            st["dropins"] = m.group(1).split()
+    return st
+
+
+def dump_journal(vm):
+    """The hibernate unit's and logind's journal, into the serial log (for
+    the person reading a failure)."""
+    try:
+        ask(vm, "journal", r"VMTEST: JOURNAL end", 60)
+    except Failure:
+        pass
+
+
+def counters(vm, since=0):
+    return [(t, int(m.group(1))) for i, t, m in vm.find_all(r"VMTEST: COUNTER (\d+)") if i >= since]
+
+
+# --------------------------------------------------------------------------
+# What is on the screen.
+
+
+def fraction(fr, colour, tol=8, step=4):
+    hist = fr.histogram(step)
+    total = sum(hist.values())
+    n = sum(c for p, c in hist.items()
+            if abs(p[0] - colour[0]) <= tol and abs(p[1] - colour[1]) <= tol
+            and abs(p[2] - colour[2]) <= tol)
+    return n / total if total else 0.0
+
+
+def similarity(a, b, step=4):
+    """The share of sampled pixels that are (nearly) the same in both frames."""
+    if (a.w, a.h) != (b.w, b.h):
+        return 0.0
+    same = total = 0
+    for y in range(0, a.h, step):
+        ra, rb = a.row(y), b.row(y)
+        for x in range(0, a.w, step):
+            i = 3 * x
+            total += 1
+            if (abs(ra[i] - rb[i]) <= 8 and abs(ra[i + 1] - rb[i + 1]) <= 8
+                    and abs(ra[i + 2] - rb[i + 2]) <= 8):
+                same += 1
+    return same / total if total else 0.0
+
+
+def client_visible(fr):
+    return fraction(fr, CLIENT) > 0.02
+
+
+def drawn(fr):
+    """More than a black or text-mode screen: after the kernel's resume only
+    what Weston repaints is there (the counter's window, about 9 % of the
+    screen), the rest stays black."""
+    hist = fr.histogram()
+    total = sum(hist.values())
+    return sum(n for p, n in hist.items() if p not in vmrun.CONSOLE_COLOURS) > 0.02 * total
+
+
+def is_desktop(fr):
+    """Weston's background, and some of the known colour's window (the
+    counter's terminal, mapped later, may cover most of it)."""
+    return fraction(fr, BACKGROUND) > 0.25 and fraction(fr, CLIENT) > 0.001
+
+
+def themed(fr, theme):
+    """dormouse's scene: the theme's background, and no part of the session
+    (after a restore, the windows Weston repaints land on the splash's last
+    frame, whose corners are still the theme's)."""
+    return (vmrun.frame_kind(fr, theme) == "themed" and fraction(fr, BACKGROUND) < 0.01
+            and fraction(fr, CLIENT) < 0.001)
+
+
+def bar_grows(frames, theme):
+    """(ok, widths): the themed frames' bar never shrinks and grows overall."""
+    if len(frames) < 2:
+        return False, [vmrun.bar_measure(frames, theme)[2] if frames else []]
+    _, _, widths = vmrun.bar_measure(frames, theme)
+    ok = widths[-1] > widths[0] and all(b >= a - 2 for a, b in zip(widths, widths[1:]))
+    return ok, widths
+
+
+class Shots:
+    """Screendumps of one scenario: PPMs in the work dir, PNGs (written at
+    the end) under tests/vm/out/desktop/SCENARIO/."""
+
+    def __init__(self, h, scenario):
+        self.h = h
+        self.dir = OUT / scenario
+        if self.dir.exists():
+            shutil.rmtree(self.dir)
+        self.dir.mkdir(parents=True)
+        self.frames = []  # (label, Frame)
+        self.n = 0
+
+    def take(self, vm, label):
+        self.n += 1
+        p = vm.screendump(self.h.work / f"{self.dir.name}-{vm.name}-{self.n:04d}.ppm")
+        if p is None:
+            return None
+        fr = Frame(p, time.monotonic() - vm.start_t)
+        self.frames.append((f"{self.n:03d}-{label}", fr))
+        return fr
+
+    def save(self, label, fr):
+        fr.write_png(self.dir / f"{label}.png")
+
+    def write_all(self):
+        """PNGs of the frames, each one only when it differs from the last."""
+        last = None
+        for label, fr in self.frames:
+            if fr.px != last:
+                fr.write_png(self.dir / f"{label}.png")
+                last = fr.px
+
+
+def boot_to_desktop(h, vm, shots, label):
+    """Wait for the agent, then for Weston's desktop with the client; the
+    seconds from QEMU's start to the first desktop frame."""
+    if vm.wait_for(r"VMTEST: AGENT up", T_DESKTOP) is None:
+        raise Failure(f"{vm.name}: the guest agent never came up in {T_DESKTOP:.0f} s\n{vm.tail()}")
+    end = vm.start_t + T_DESKTOP
+    while time.monotonic() < end and vm.exit_t is None:
+        fr = shots.take(vm, f"{label}-boot")
+        if fr is not None and is_desktop(fr):
+            # the counter is running as well
+            if vm.wait_for(r"VMTEST: COUNTER [2-9]", 60) is None:
+                raise Failure(f"{vm.name}: the desktop is up but the client's counter does not run")
+            return fr.t, fr
+        time.sleep(1.5)
+    last = shots.frames[-1][1] if shots.frames else None
+    if vm.exit_t is None:
+        try:  # Weston's log into the serial log, for the person reading it
+            ask(vm, "weston", r"VMTEST: WESTON end", 30)
+        except Failure:
+            pass
+    raise Failure(f"{vm.name}: no Weston desktop on the screen after {T_DESKTOP:.0f} s"
+                  + (f" (last frame: background {fraction(last, BACKGROUND):.0%}, client "
+                     f"{fraction(last, CLIENT):.1%})" if last else "") + f"\n{vm.tail()}")
+
+
+def settle(vm, shots, label, seconds=4.0):
+    """A last desktop frame after a few seconds of quiet, for comparisons."""
+    time.sleep(seconds)
+    return shots.take(vm, label)
+
+
+def menu_hibernate(h, vm, shots, label, interval=0.6, on_frame=None):
+    """The logged-in user calls logind's Hibernate(false); screendumps until
+    QEMU exits. Returns (t_call, frames, answer)."""
+    since = len(vm.lines)
+    t_call = time.monotonic()
+    vm.send("hibernate")
+    frames = []
+    end = t_call + T_HIBERNATE
+    while vm.exit_t is None and time.monotonic() < end:
+        t = time.monotonic()
+        fr = shots.take(vm, f"{label}-hibernate")
+        if fr is not None:
+            frames.append(fr)
+            if on_frame is not None and on_frame(fr):
+                break
+        time.sleep(max(0.0, interval - (time.monotonic() - t)))
+    answer = vm.find_all(r"VMTEST: MENU hibernate (.*)")
+    answer = [m.group(1) for i, _, m in answer if i >= since]
+    return t_call, frames, (answer[0] if answer else None)
+
+
+def watch_resume(h, vm, shots, label, after_counter, interval=0.6):
+    """Screendumps from power-on until the session draws on the screen again
+    and the client's counter has gone past after_counter (the kernel's path
+    brings back only the windows that repaint, so this does not ask for the
+    whole desktop). Returns (t_back, frames)."""
+    frames = []
+    end = vm.start_t + T_RESUME
+    t_back = None
+    while vm.exit_t is None and time.monotonic() < end:
+        t = time.monotonic()
+        fr = shots.take(vm, f"{label}-resume")
+        if fr is not None:
+            frames.append(fr)
+            if vm.find_all(r"VMTEST: AGENT up"):
+                break  # a cold boot: the image was not restored
+            later = [c for _, c in counters(vm)]
+            # the session runs again, and it changed the screen since the
+            # last frame (the splash's last frame or black stay otherwise)
+            if (later and later[-1] > after_counter and drawn(fr) and len(frames) > 1
+                    and fr.px != frames[-2].px):
+                t_back = fr.t
+                break
+        time.sleep(max(0.0, interval - (time.monotonic() - t)))
+    return t_back, frames
+
+
+def new_disk(h, name):
+    disk = h.work / f"disk-{name}.img"
+    run(["cp", "--sparse=always", str(h.guest.disk), str(disk)])
+    return disk
+
+
+def qemu_rc(vm):
+    vm.wait_exit(30)
+    return vm.proc.returncode if vm.proc is not None else None
+
+
+# --------------------------------------------------------------------------
+# Scenarios
+
+
+class Harness:
+    def __init__(self, args):
+        self.args = args
+        self.args.append = ""  # vmrun.VM reads it
+        self.work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="dmo-desktop-"))
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.qemu = shutil.which("qemu-system-x86_64")
+        self.guest = None
+        self.theme = vmrun.Theme("default")
+        self.table = {}  # path -> {"cold": s, "hibernate": s, "resume": s}
+        self.results = {}  # scenario -> (ok, detail)
+        self.pair = {}  # state shared by the dormouse scenarios
+
+    def append(self, extra=""):
+        return f"{APPEND} {extra} {self.args.append_extra}".strip()
+
+    def vm(self, name, disk, extra="", initrd=None, append=None):
+        return DesktopVM(self, name, disk, initrd or self.guest.initrd,
+                         append if append is not None else self.append(extra),
+                         T_DESKTOP + T_HIBERNATE + 300)
+
+
+def check_can_hibernate(vm):
+    _, _, m = ask(vm, "canhibernate", r"VMTEST: MENU canhibernate (.*)", 60)
+    answer = m.group(1)
+    if not re.search(r'rc=0 s "yes"', answer):
+        raise Failure(f"CanHibernate answered {answer!r}, not \"yes\"")
+    return answer
+
+
+def round_trip(h, name, shots, extra="", initrd=None, append=None, r=None):
+    """Cold boot to the desktop, CanHibernate, menu hibernate, power off,
+    boot 2, desktop back. Fills and returns a dict of what was seen (r, when
+    given, keeps what was seen before a Failure); raises Failure when the
+    round trip cannot go on."""
+    r = {} if r is None else r
+    r["name"] = name
+    disk = new_disk(h, name)
+    r["disk"] = disk
+    vm1 = h.vm(f"{name}-1", disk, extra, initrd, append).start()
+    r["vm1"] = vm1
+    r["cold"], desk = boot_to_desktop(h, vm1, shots, "1")
+    log(f"{name}: desktop on screen {r['cold']:.1f} s after power-on")
+    r["whoami"] = ask(vm1, "whoami", r"VMTEST: MENU whoami (.*)", 60)[2].group(1)
+    r["canhibernate"] = check_can_hibernate(vm1)
+    r["before"] = settle(vm1, shots, "1-before") or desk
+    r["status1"] = status(vm1)
+    cs = counters(vm1)
+    r["counter_before"] = cs[-1][1] if cs else 0
+    t_call, frames, answer = menu_hibernate(h, vm1, shots, "1")
+    r["hib_frames"], r["answer"] = frames, answer
+    if vm1.exit_t is None:
+        dump_journal(vm1)
+        r["status_stuck"] = status(vm1) if vm1.exit_t is None else None
+        raise Failure(f"{name}: QEMU did not power off within {T_HIBERNATE:.0f} s of the Hibernate call "
+                      f"(menu answer {answer!r})\n{vm1.tail(25)}")
+    r["hibernate"] = vm1.exit_t - t_call
+    r["rc1"] = qemu_rc(vm1)
+    cs = counters(vm1)
+    r["counter_frozen"] = cs[-1][1] if cs else 0
+    log(f"{name}: powered off {r['hibernate']:.1f} s after the call (QEMU rc {r['rc1']}, "
+        f"{len(frames)} screendumps)")
+    vm1.kill()
+
+    vm2 = h.vm(f"{name}-2", disk, extra, initrd, append).start()
+    r["vm2"] = vm2
+    t_back, frames2 = watch_resume(h, vm2, shots, "2", r["counter_frozen"])
+    r["res_frames"] = frames2
+    if vm2.find_all(r"VMTEST: AGENT up"):
+        raise Failure(f"{name}: boot 2 was a cold boot, the image was not restored\n{vm2.tail(25)}")
+    if t_back is None:
+        raise Failure(f"{name}: the client did not come back within {T_RESUME:.0f} s of power-on\n"
+                      f"{vm2.tail(25)}")
+    r["resume"] = t_back
+    log(f"{name}: client back {t_back:.1f} s after power-on")
+    r["after"] = settle(vm2, shots, "2-after", 5.0)
+    r["status2"] = status(vm2)
+    cs = counters(vm2)
+    r["counter_after"] = cs[0][1] if cs else None
+    return r
+
+
+def check_counter(r):
+    a, b = r["counter_frozen"], r["counter_after"]
+    if b is None or not (a < b <= a + 15):
+        raise Failure(f"the counter did not continue: {a} before the hibernation, {b} after")
+    if r["status2"].get("boot") != r["status1"].get("boot"):
+        raise Failure("the boot id changed: this is not the same system")
+    return f"counter {a} -> {b}"
+
+
+def check_hooks(r):
+    hooks = r["status2"]["hooks"]
+    if hooks[:2] != ["pre hibernate", "post hibernate"]:
+        raise Failure(f"the system-sleep hook wrote {hooks}, not ['pre hibernate', 'post hibernate']")
+    return "sleep hook pre+post"
+
+
+def whole_desktop(r):
+    """How much of the screen before the hibernation is back after it."""
+    before, after = r["before"], r["after"]
+    if before is None or after is None:
+        return 0.0, 0.0
+    return similarity(before, after), fraction(after, BACKGROUND)
+
+
+def scenario_kernel_path(h):
+    """7: the kernel's own hibernation (dormouse's drop-in overridden), the
+    baseline for the timing table."""
+    shots = Shots(h, "kernel-path")
+    try:
+        r = round_trip(h, "kernel", shots, "dmo.path=kernel")
+    finally:
+        shots.write_all()
+    h.pair["kernel"] = r
+    drop = r["status1"].get("dropins", [])
+    if not any(p.startswith("/run/systemd/generator") for p in drop):
+        raise Failure(f"dormouse's drop-in was not overridden on the kernel path (drop-ins {drop})")
+    if r["rc1"] != 0:
+        raise Failure(f"QEMU exited with {r['rc1']} after the hibernation, not a power-off")
+    detail = [check_counter(r), check_hooks(r)]
+    sim, bg = whole_desktop(r)
+    h.table["kernel"] = {"cold": r["cold"], "hibernate": r["hibernate"], "resume": r["resume"],
+                         "whole": sim, "background": bg}
+    detail.append(f"screen after resume {sim:.0%} like before, background {bg:.0%}")
+    return ", ".join(detail)
+
+
+def scenario_can_hibernate(h):
+    """1: logind's CanHibernate, asked by the logged-in user."""
+    r = dormouse_pair_or_fail(h)
+    if "canhibernate" not in r:
+        raise Failure(h.pair.get("dormouse_error", "the dormouse boot did not get to the question"))
+    return f"CanHibernate -> {r['canhibernate'].strip()} (user: {r['whoami'].strip()})"
+
+
+def run_dormouse_pair(h):
+    """Boots for scenarios 1-3 (and the session 4 continues)."""
+    if "dormouse" in h.pair or "dormouse_error" in h.pair:
+        return
+    shots = Shots(h, "menu-hibernate")
+    h.pair["dormouse_shots"] = shots
+    r = h.pair["dormouse"] = {}
+    try:
+        round_trip(h, "dormouse", shots, r=r)
+    except Failure as e:
+        h.pair["dormouse_error"] = str(e)
+        raise
+    finally:
+        shots.write_all()
+
+
+def dormouse_pair_or_fail(h):
+    try:
+        run_dormouse_pair(h)
+    except Failure:
+        pass
+    r = h.pair.get("dormouse") or {}
+    return r
+
+
+def scenario_menu_hibernate(h):
+    """2: the user's Hibernate(false): the desktop, dormouse's themed
+    hibernate scene with a growing bar, power off."""
+    r = dormouse_pair_or_fail(h)
+    if "hib_frames" not in r:
+        raise Failure(h.pair.get("dormouse_error", "no hibernation").splitlines()[0])
+    drop = r["status1"].get("dropins", [])
+    if not any("dormouse.conf" in p and p.startswith("/usr/lib/systemd") for p in drop):
+        raise Failure(f"dormouse's drop-in is not active in the guest (drop-ins {drop})")
+    if not r["answer"] or not r["answer"].startswith("rc=0"):
+        raise Failure(f"Hibernate(false) as the user answered {r['answer']!r}")
+    if r["rc1"] != 0:
+        raise Failure(f"QEMU exited with {r['rc1']}, not a power-off")
+    if not r["vm1"].find_all(r"dormouse\[\d+\]: "):
+        raise Failure("no line from dormouse on the console: the unit did not run it")
+    frames = r["hib_frames"]
+    th = [f for f in frames if themed(f, h.theme)]
+    desk = [f for f in frames if is_desktop(f)]
+    ok, widths = bar_grows(th, h.theme)
+    h.table["dormouse"] = dict(h.table.get("dormouse", {}), cold=r["cold"], hibernate=r["hibernate"])
+    seen = (f"{len(frames)} screendumps: {len(desk)} desktop, {len(th)} themed, "
+            f"bar {widths}")
+    if len(th) < 2:
+        raise Failure(f"no themed hibernate scene on the screen ({seen}); powered off "
+                      f"{r['hibernate']:.1f} s after the call")
+    if not ok:
+        raise Failure(f"the hibernate scene's bar does not grow ({seen})")
+    return f"{seen}; powered off {r['hibernate']:.1f} s after the call"
+
+
+def scenario_resume(h):
+    """3: boot 2 through the distribution's initramfs: themed resume scene,
+    the whole desktop again, the counter, the sleep hooks."""
+    r = dormouse_pair_or_fail(h)
+    if "resume" not in r:
+        raise Failure(h.pair.get("dormouse_error", "no resume").splitlines()[0])
+    if not h.guest.meta.get("initrd_has_dormouse"):
+        raise Failure("the distribution's initramfs has no dormouse in it")
+    h.table["dormouse"] = dict(h.table.get("dormouse", {}), resume=r["resume"])
+    problems, detail = [], []
+    # dormouse resume's text progress, from the initramfs's local-premount
+    if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
+        problems.append("dormouse resume printed no progress on the console: was it the kernel's resume?")
+    try:
+        detail.append(check_counter(r))
+    except Failure as e:
+        problems.append(str(e))
+    try:
+        detail.append(check_hooks(r))
+    except Failure as e:
+        problems.append(str(e))
+    frames = r["res_frames"]
+    th = [f for f in frames if themed(f, h.theme)]
+    ok, widths = bar_grows(th, h.theme)
+    detail.append(f"{len(th)} themed resume frames, bar {widths}")
+    if len(th) < 2 or not ok:
+        problems.append(f"no themed resume scene with a growing bar ({len(th)} themed of "
+                        f"{len(frames)} frames, bar {widths})")
+    sim, bg = whole_desktop(r)
+    h.table["dormouse"].update(whole=sim, background=bg)
+    before_bg = fraction(r["before"], BACKGROUND) if r.get("before") else 0
+    detail.append(f"screen after resume {sim:.0%} like before, background {bg:.0%} (before {before_bg:.0%})")
+    if sim < 0.9 or bg < before_bg - 0.05:
+        problems.append(f"the whole desktop did not come back: the screen is {sim:.0%} like before "
+                        f"the hibernation, background {bg:.0%} of the screen, was {before_bg:.0%}")
+    if problems:
+        raise Failure("; ".join(problems) + "\n" + ", ".join(detail))
+    return ", ".join(detail) + f"; client back {r['resume']:.1f} s after power-on"
+
+
+def scenario_esc(h):
+    """4: Esc during the hibernate splash: the desktop comes back, the unit
+    reports the cancellation, the client is intact. Runs in the resumed
+    session of scenario 3 when there is one, else boots afresh."""
+    shots = Shots(h, "esc")
+    r = h.pair.get("dormouse") or {}
+    vm = r.get("vm2")
+    try:
+        if vm is None or vm.exit_t is not None or "resume" not in r:
+            disk = new_disk(h, "esc")
+            vm = h.vm("esc-1", disk).start()
+            boot_to_desktop(h, vm, shots, "1")
+        before_status = status(vm)
+        before = settle(vm, shots, "before", 1.0)
+        pressed = []
+
+        def on_frame(fr):
+            if not pressed and themed(fr, h.theme):
+                vm.sendkey("esc")
+                pressed.append(fr.t)
+            elif pressed and is_desktop(fr):
+                return True
+            return False
+
+        t_call, frames, answer = menu_hibernate(h, vm, shots, "esc", on_frame=on_frame)
+        if vm.exit_t is not None:
+            raise Failure(f"the VM powered off: Esc {'was pressed on a themed frame' if pressed else 'was never pressed: no themed hibernate scene appeared'} "
+                          f"({len(frames)} screendumps)")
+        if not pressed:
+            raise Failure(f"no themed hibernate scene to press Esc on within {T_HIBERNATE:.0f} s")
+        time.sleep(3)
+        after = shots.take(vm, "after")
+        # the unit ends after the desktop is back (VT restored, then thaw,
+        # exit, post hooks): until then systemctl shows the last run's status
+        end = time.monotonic() + 60
+        while True:
+            st = status(vm)
+            unit = st.get("unit", {})
+            if unit.get("ExecMainStatus") == "5" or time.monotonic() > end:
+                break
+            time.sleep(3)
+        since = len(vm.lines)
+        dump_journal(vm)
+        said = [m.group(1) for i, _, m in vm.find_all(r"VMTEST: J (.*dormouse.*)") if i >= since]
+        cs = counters(vm)
+        problems = []
+        if after is None or not is_desktop(after):
+            problems.append("the desktop did not come back")
+        if unit.get("ExecMainStatus") != "5":
+            problems.append(f"the unit did not report the cancellation (status {unit}); "
+                            f"dormouse's last journal lines: {said[-6:]}")
+        if not cs or int(st.get("counter") or 0) <= int(before_status.get("counter") or 0):
+            problems.append("the client's counter stopped")
+        if st.get("boot") != before_status.get("boot"):
+            problems.append("the system rebooted")
+        if problems:
+            raise Failure("; ".join(problems))
+        sim = similarity(before, after) if before and after else 0
+        return (f"Esc at {pressed[0]:.1f} s, desktop back ({sim:.0%} like before), unit "
+                f"ExecMainStatus=5 Result={unit.get('Result')}, counter {before_status.get('counter')} -> "
+                f"{st.get('counter')}")
+    finally:
+        shots.write_all()
+        vm and vm.kill()
+
+
+def scenario_swapfile(h):
+    """5: a swap file on the root file system instead of the partition."""
+    off = h.guest.swapfile_offset
+    if not off:
+        raise Failure("the guest's /swapfile has no known offset (debugfs bmap)")
+    shots = Shots(h, "swapfile")
+    append = (APPEND.replace("resume=/dev/vda2", f"resume=/dev/vda1 resume_offset={off}")
+              + f" systemd.swap=0 dmo.swap=file {h.args.append_extra}").strip()
+    try:
+        r = round_trip(h, "swapfile", shots, append=append)
+    finally:
+        shots.write_all()
+    sw = r["status1"].get("swaps", "")
+    if "/swapfile" not in sw or "/dev/vda2" in sw:
+        raise Failure(f"the guest did not hibernate to the swap file alone (swaps {sw})")
+    if not r["vm1"].find_all(r"dormouse\[\d+\]: "):
+        raise Failure("no line from dormouse on the console: the unit did not run it")
+    if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
+        raise Failure("dormouse resume printed no progress on the console: was it the kernel's resume?")
+    th = [f for f in r["hib_frames"] if themed(f, h.theme)]
+    detail = [check_counter(r), check_hooks(r), f"{len(th)} themed hibernate frames",
+              f"resume_offset={off}"]
+    return ", ".join(detail)
+
+
+def scenario_dracut(h):
+    """6: the same resume through a dracut-built initramfs (--dracut)."""
+    if not h.args.dracut:
+        return "# SKIP dracut runs with --dracut only"
+    if not h.guest.dracut_initrd.exists():
+        raise Failure("no dracut initramfs was built")
+    shots = Shots(h, "dracut")
+    try:
+        r = round_trip(h, "dracut", shots, initrd=h.guest.dracut_initrd)
+    finally:
+        shots.write_all()
+    if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
+        raise Failure("dormouse resume printed no progress on the console: was it the kernel's resume?")
+    th = [f for f in r["res_frames"] if themed(f, h.theme)]
+    return ", ".join([check_counter(r), check_hooks(r), f"{len(th)} themed resume frames"])
+
+
+SCENARIOS = [
+    ("kernel-path", scenario_kernel_path),
+    ("can-hibernate", scenario_can_hibernate),
+    ("menu-hibernate", scenario_menu_hibernate),
+    ("resume", scenario_resume),
+    ("esc", scenario_esc),
+    ("swapfile", scenario_swapfile),
+    ("dracut", scenario_dracut),
+]
+
+
+def print_table(h):
+    if not h.table:
+        return
+    log("timings (host clock, TCG, -smp 2 -m 1G): hibernate = Hibernate call -> QEMU exit; "
+        "resume = power-on -> client back; cold = power-on -> desktop")
+    log(f"{'path':10} {'hibernate':>10} {'resume':>8} {'cold boot':>10} {'screen after resume':>22}")
+    for path in ("dormouse", "kernel"):
+        f = h.table.get(path)
+        if not f:
+            continue
+
+        def s(k):
+            return f"{f[k]:.1f} s" if k in f else "-"
+
+        whole = (f"{f['whole']:.0%} same, bg {f['background']:.0%}" if "whole" in f else "-")
+        log(f"{path:10} {s('hibernate'):>10} {s('resume'):>8} {s('cold'):>10} {whole:>22}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenario", action="append", choices=[n for n, _ in SCENARIOS],
+                    help="run only this scenario (repeatable)")
+    ap.add_argument("--dracut", action="store_true", help="also build a dracut initramfs and run its scenario")
+    ap.add_argument("--build-only", action="store_true", help="build (or find cached) the guest and stop")
+    ap.add_argument("--builddir", default=str(REPO / "build-vm-desktop"),
+                    help="where dormouse is configured with --prefix=/usr --sysconfdir=/etc and built")
+    ap.add_argument("--source", default=str(REPO),
+                    help="the dormouse source tree to build for the guest (default: this one)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--workdir", help="work directory (default: a new one under $TMPDIR)")
+    ap.add_argument("--append", dest="append_extra", default="",
+                    help="extra kernel command line for every boot")
+    args = ap.parse_args()
+
+    atexit.register(vmrun.kill_all_vms)
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, lambda *_: sys.exit(130))
+
+    t_all = time.monotonic()
+    h = Harness(args)
+    names = args.scenario or [n for n, _ in SCENARIOS]
+    passed = failed = 0
+    try:
+        if os.geteuid() != 0:
+            raise RuntimeError("the guest builder needs root (chroot, mount -t proc, file owners)")
+        for tool in ("mmdebstrap", "mkfs.ext4", "mkswap", "sfdisk", "debugfs", "qemu-system-x86_64"):
+            if not shutil.which(tool):
+                raise RuntimeError(f"{tool} is missing (tools/packages lists the host packages)")
+        stage = build_dormouse(args.builddir, args.source)
+        h.guest = build_guest(Path(args.builddir).resolve(), stage, dracut=args.dracut)
+        log(f"guest {h.guest.dir} ({h.guest.meta['kver']}); setup {time.monotonic() - t_all:.0f} s; "
+            f"work dir {h.work}")
+        if args.build_only:
+            print(f"guest ready: {h.guest.dir}")
+            return 0
+        for i, name in enumerate(names, start=1):
+            fn = dict(SCENARIOS)[name]
+            t0 = time.monotonic()
+            try:
+                detail = fn(h)
+                passed += 1
+                print(f"ok {i} - {name}: {detail} [{time.monotonic() - t0:.0f} s]", flush=True)
+            except Failure as e:
+                failed += 1
+                msg = str(e).splitlines()
+                print(f"not ok {i} - {name}: {msg[0]} [{time.monotonic() - t0:.0f} s]", flush=True)
+                for line in msg[1:]:
+                    log(line)
+            except Exception as e:  # a harness bug still counts as a failure
+                failed += 1
+                import traceback
+                traceback.print_exc()
+                print(f"not ok {i} - {name}: harness error {type(e).__name__}: {e}", flush=True)
+            finally:
+                # esc continues in the session that scenario 3 resumed
+                keep = (h.pair.get("dormouse") or {}).get("vm2")
+                for vm in list(vmrun.ALL_VMS):
+                    if vm is not keep:
+                        vm.kill()
+    except Exception as e:
+        failed += 1
+        print(f"not ok - setup: {type(e).__name__}: {e}", flush=True)
+    finally:
+        vmrun.kill_all_vms()
+        print_table(h)
+        log(f"screendumps: {OUT}")
+        log(f"total {time.monotonic() - t_all:.0f} s")
+        if args.keep or args.workdir:
+            log(f"work dir kept: {h.work}")
+        else:
+            shutil.rmtree(h.work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed", flush=True)
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
