@@ -140,7 +140,8 @@ tests/data-man.log: dormouse$(EXEEXT) $(nodist_man8_MANS) $(nodist_man5_MANS) $(
 # Everything git tracks that a build, a test or a packager needs.
 EXTRA_DIST += autogen.sh README.md demo.sh themes/README.md fonts/README.md \
 	themes/theme-strings.c themes/tools/make-art.c \
-	tests/run-suite tests/demo-run tests/fuzz/libfuzzer.sh tests/fuzz/corpus \
+	tests/run-suite tests/demo-run tests/fuzz/run-libfuzzer tests/fuzz/README.md tests/fuzz/corpus \
+	tests/fuzz/theme-base \
 	tools/install-deps tools/packages
 # tests/vm is copied without what its runs leave there (the cached Debian
 # root file system, screendumps, Python's byte code).
