@@ -156,6 +156,34 @@ static void test_log_of_a_100000_page_run_has_start_each_tenth_once_and_totals(v
         }
 }
 
+/* The process that hibernated wakes up in the restored system with the
+ * counters frozen at the snapshot: its log says it is done, without totals
+ * of "0 pages" it never wrote in this life. */
+static void test_log_after_a_resume_has_no_bogus_totals(void)
+{
+        int fds[2];
+        REQUIRE(pipe(fds) == 0);
+        struct dmo_output *o = open_text(fds[1]);
+        REQUIRE(o);
+        struct dmo_progress *p;
+        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
+        struct dmo_scene sc;
+        dmo_progress_set_phase(p, DMO_PHASE_SNAPSHOT);
+        scene_from(p, &sc);
+        o->ops->render(o, &sc, false);
+        dmo_progress_set_phase(p, DMO_PHASE_DONE); /* create_image returned 0 */
+        scene_from(p, &sc);
+        o->ops->render(o, &sc, false);
+        o->ops->close(o);
+        dmo_progress_free(p);
+        const char *log = drain(fds[0]);
+        close(fds[0]);
+        close(fds[1]);
+        printf("# %s", log);
+        CHECK(strstr(log, "0 pages") == NULL);
+        CHECK(strstr(log, "MB on disk") == NULL);
+}
+
 static void test_log_of_an_aborted_run_says_how_far_it_got(void)
 {
         int fds[2];
@@ -350,6 +378,7 @@ static void test_tty_password_dialog_shows_bullets_not_text(void)
 }
 
 DMO_TEST_MAIN(T(test_log_of_a_100000_page_run_has_start_each_tenth_once_and_totals),
+              T(test_log_after_a_resume_has_no_bogus_totals),
               T(test_log_of_an_aborted_run_says_how_far_it_got),
               T(test_tty_redraws_one_line_with_percent_rate_and_time),
               T(test_tty_without_utf8_draws_hashes),

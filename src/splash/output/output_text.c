@@ -446,7 +446,10 @@ static int render_log(struct text_output *t, const struct dmo_scene *sc)
                 /* A phase line stands for the tenth it starts in. */
                 if (decile > t->last_decile)
                         t->last_decile = decile;
-                if (ph == DMO_PHASE_POWEROFF || (ph == DMO_PHASE_DONE && !t->totals_done)) {
+                /* Back in a system restored from the image, the counters are
+                 * the ones frozen at the snapshot (no pages yet): no totals. */
+                if (ph == DMO_PHASE_POWEROFF ||
+                    (ph == DMO_PHASE_DONE && !t->totals_done && p->pages_total > 0)) {
                         log_totals(t, p, ph);
                         return 0;
                 }
