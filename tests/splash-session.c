@@ -156,7 +156,22 @@ static void test_a_missing_theme_is_reported_and_the_built_in_look_draws(void)
         dmo_progress_free(g.progress);
 }
 
-DMO_TEST_MAIN(T(test_none_opens_nothing), T(test_unknown_output_is_an_error_and_text_goes_on),
+/* Which --splash outputs write files while they draw: only png. */
+static void test_only_png_writes_files(void)
+{
+        CHECK(dmo_splash_spec_writes_files("png:/tmp/x"));
+        CHECK(dmo_splash_spec_writes_files("png"));
+        CHECK(!dmo_splash_spec_writes_files("kms"));
+        CHECK(!dmo_splash_spec_writes_files("fbdev"));
+        CHECK(!dmo_splash_spec_writes_files("text"));
+        CHECK(!dmo_splash_spec_writes_files("none"));
+        CHECK(!dmo_splash_spec_writes_files(""));
+        CHECK(!dmo_splash_spec_writes_files(NULL));
+        CHECK(!dmo_splash_spec_writes_files("pngx:/tmp"));
+}
+
+DMO_TEST_MAIN(T(test_only_png_writes_files), T(test_none_opens_nothing),
+              T(test_unknown_output_is_an_error_and_text_goes_on),
               T(test_png_draws_frames_through_the_hooks),
               T(test_a_bad_output_argument_is_reported_with_its_reason),
               T(test_a_missing_theme_is_reported_and_the_built_in_look_draws))

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernel/faults.h"
+#include "splash/session.h"
 #include "util/i18n.h"
 #include "util/parse.h"
 #include "util/strtable.h"
@@ -193,7 +194,7 @@ int dmo_cli_common_finish(struct dmo_cli_common *c)
                 c->theme = c->config.theme;
         /* Frames as files would be written after the snapshot, on file
          * systems the image expects unchanged. */
-        if (!c->simulated && c->splash && strncmp(c->splash, "png:", 4) == 0) {
+        if (!c->simulated && dmo_splash_spec_writes_files(c->splash)) {
                 dmo_cli_error(_("--splash png:DIR writes files while the system is frozen; it "
                                 "works only with --kernel sim. Use kms, fbdev or text"));
                 return -EINVAL;

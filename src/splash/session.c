@@ -204,12 +204,28 @@ static void open_text(struct dmo_splash_session *s)
         open_output(s, &dmo_output_text, s->screen ? "log" : NULL);
 }
 
+/* "png:DIR" → "png" in name, "DIR" (or NULL) returned. */
+static const char *spec_split(const char *spec, char *name, size_t len)
+{
+        const char *colon = strchr(spec, ':');
+        snprintf(name, len, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
+        return colon ? colon + 1 : NULL;
+}
+
+bool dmo_splash_spec_writes_files(const char *spec)
+{
+        char name[16];
+        if (!spec)
+                return false;
+        spec_split(spec, name, sizeof(name));
+        const struct dmo_output_ops *ops = dmo_output_find(name);
+        return ops && ops->writes_files;
+}
+
 static int open_outputs(struct dmo_splash_session *s, const char *spec)
 {
         char name[16];
-        const char *colon = strchr(spec, ':');
-        const char *arg = colon ? colon + 1 : NULL;
-        snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
+        const char *arg = spec_split(spec, name, sizeof(name));
 
         if (!*name) {
                 /* Automatic: the best screen there is, and the text line. In

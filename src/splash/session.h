@@ -91,6 +91,10 @@ void dmo_splash_session_devices_thawed(void *session);
  * every buffer of every output. */
 void dmo_splash_session_before_restore(void *session);
 
+/* Whether --splash SPEC names an output that writes files while it draws
+ * (png:DIR): such an output must not run during a real hibernation. */
+bool dmo_splash_spec_writes_files(const char *spec);
+
 /* The `r` key toggled "reboot instead of power off". */
 bool dmo_splash_session_reboot_after(struct dmo_splash_session *s);
 

@@ -69,6 +69,9 @@ struct dmo_output_ops {
         const char *name;
         bool is_screen;   /* shows frames on a display (kms, fbdev) */
         bool needs_theme; /* draws the theme: opened only with one */
+        /* Writes files on mounted file systems while it draws (png): never
+         * with a real hibernation, where that would happen while frozen. */
+        bool writes_files;
         /* Optional: a translated sentence for an error open() returned,
          * saying what failed and what to do; NULL when strerror() says
          * enough. */

@@ -1,6 +1,7 @@
 /* The png output: frames as files, for previews and tests. It is exempt
  * from the no-I/O-after-freeze rule (output.h): it never runs during a real
- * hibernation (the CLI refuses it with the real kernel). Frames are created
+ * hibernation (its ops say writes_files; the CLI refuses it with the real
+ * kernel). Frames are created
  * through the directory's descriptor, never through a link: a frame name
  * that already exists is removed first (the name, not what it points to),
  * then created with O_EXCL | O_NOFOLLOW. */
@@ -179,6 +180,7 @@ static void png_close(struct dmo_output *base)
 const struct dmo_output_ops dmo_output_png = {
     .name = "png",
     .needs_theme = true,
+    .writes_files = true,
     .open = png_open,
     .render = png_render,
     .event_fd = NULL,
