@@ -61,12 +61,7 @@ static const char *captured(void (*fn)(void))
         fflush(stderr);
         dup2(saved, 2);
         close(saved);
-        FILE *f = fopen(path, "re");
-        size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-        if (f)
-                fclose(f);
-        buf[n] = '\0';
-        return buf;
+        return dmo_test_read_file(path, buf, sizeof(buf));
 }
 
 static void say_error(void)

@@ -108,14 +108,19 @@ int dmo_test_run_program(const char *fmt, ...)
         return rc;
 }
 
-const char *dmo_test_program_output(void)
+const char *dmo_test_read_file(const char *path, char *buf, size_t len)
 {
-        FILE *f = fopen(program_out_path, "r");
-        size_t n = f ? fread(program_out, 1, sizeof(program_out) - 1, f) : 0;
+        FILE *f = fopen(path, "re");
+        size_t n = f ? fread(buf, 1, len - 1, f) : 0;
         if (f)
                 fclose(f);
-        program_out[n] = '\0';
-        return program_out;
+        buf[n] = '\0';
+        return buf;
+}
+
+const char *dmo_test_program_output(void)
+{
+        return dmo_test_read_file(program_out_path, program_out, sizeof(program_out));
 }
 
 void dmo_test_show_program_output(void)

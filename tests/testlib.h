@@ -82,6 +82,10 @@ const char *dmo_test_tmpdir(void);
  * when it fails. */
 int dmo_test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Reads at most len - 1 bytes of a file into buf, NUL-terminated (an empty
+ * string when it cannot be read); returns buf. */
+const char *dmo_test_read_file(const char *path, char *buf, size_t len);
+
 /* The dormouse program under test: $DMO_BUILDDIR/dormouse. */
 const char *dmo_test_program(void);
 /* Runs it with the arguments (shell words), stdin from /dev/null, stdout and
