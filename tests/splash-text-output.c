@@ -51,6 +51,41 @@ static struct dmo_output *open_text(int fd)
         return o;
 }
 
+/* A text output logging into a pipe, with a progress model to drive it. */
+struct log_rig {
+        int fds[2];
+        struct dmo_output *o;
+        struct dmo_progress *p;
+};
+
+static bool log_rig_open(struct log_rig *r)
+{
+        if (pipe(r->fds) < 0)
+                return false;
+        r->o = open_text(r->fds[1]);
+        return r->o && dmo_progress_new(DMO_MODE_HIBERNATE, &r->p) == 0;
+}
+
+/* Draws the model as it is now, times over. */
+static void log_rig_render(struct log_rig *r, int times)
+{
+        struct dmo_scene sc;
+        scene_from(r->p, &sc);
+        for (int i = 0; i < times; i++)
+                r->o->ops->render(r->o, &sc, false);
+}
+
+/* Closes the output and returns everything it wrote. */
+static const char *log_rig_close(struct log_rig *r)
+{
+        r->o->ops->close(r->o);
+        dmo_progress_free(r->p);
+        const char *log = drain(r->fds[0]);
+        close(r->fds[0]);
+        close(r->fds[1]);
+        return log;
+}
+
 /* A text output on a pseudo-terminal, cols columns wide (0: the pty's
  * default), with the C library in `locale`. */
 struct tty {
@@ -84,45 +119,28 @@ static void tty_close(struct tty *t)
 
 static void test_log_of_a_100000_page_run_has_start_each_tenth_once_and_totals(void)
 {
-        int fds[2];
-        REQUIRE(pipe(fds) == 0);
-        struct dmo_output *o = open_text(fds[1]);
-        REQUIRE(o);
-        struct dmo_progress *p;
-        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
-        struct dmo_scene sc;
+        struct log_rig r;
+        REQUIRE(log_rig_open(&r));
         static const enum dmo_phase before[] = {DMO_PHASE_PREPARE, DMO_PHASE_FREEZE,
                                                 DMO_PHASE_SNAPSHOT};
         for (size_t i = 0; i < 3; i++) {
-                dmo_progress_set_phase(p, before[i]);
-                for (int k = 0; k < 5; k++) {
-                        scene_from(p, &sc);
-                        o->ops->render(o, &sc, false);
-                }
+                dmo_progress_set_phase(r.p, before[i]);
+                log_rig_render(&r, 5);
         }
-        dmo_progress_set_phase(p, DMO_PHASE_WRITE);
-        dmo_progress_set_total(p, 100000);
+        dmo_progress_set_phase(r.p, DMO_PHASE_WRITE);
+        dmo_progress_set_total(r.p, 100000);
         for (int i = 0; i < 100000; i += 250) {
-                dmo_progress_add_pages(p, 250);
-                dmo_progress_add_bytes(p, 250 * 2048);
-                scene_from(p, &sc);
-                o->ops->render(o, &sc, false);
+                dmo_progress_add_pages(r.p, 250);
+                dmo_progress_add_bytes(r.p, 250 * 2048);
+                log_rig_render(&r, 1);
         }
-        dmo_progress_set_phase(p, DMO_PHASE_SYNC);
-        scene_from(p, &sc);
-        o->ops->render(o, &sc, false);
-        dmo_progress_set_phase(p, DMO_PHASE_POWEROFF);
-        scene_from(p, &sc);
-        o->ops->render(o, &sc, false);
-        o->ops->render(o, &sc, false);
-        dmo_progress_set_phase(p, DMO_PHASE_DONE);
-        scene_from(p, &sc);
-        o->ops->render(o, &sc, false);
-        o->ops->close(o);
-        dmo_progress_free(p);
-        const char *log = drain(fds[0]);
-        close(fds[0]);
-        close(fds[1]);
+        dmo_progress_set_phase(r.p, DMO_PHASE_SYNC);
+        log_rig_render(&r, 1);
+        dmo_progress_set_phase(r.p, DMO_PHASE_POWEROFF);
+        log_rig_render(&r, 2);
+        dmo_progress_set_phase(r.p, DMO_PHASE_DONE);
+        log_rig_render(&r, 1);
+        const char *log = log_rig_close(&r);
         for (const char *l = log; *l;) {
                 const char *nl = strchr(l, '\n');
                 int n = nl ? (int)(nl - l) : (int)strlen(l);
@@ -161,24 +179,13 @@ static void test_log_of_a_100000_page_run_has_start_each_tenth_once_and_totals(v
  * of "0 pages" it never wrote in this life. */
 static void test_log_after_a_resume_has_no_bogus_totals(void)
 {
-        int fds[2];
-        REQUIRE(pipe(fds) == 0);
-        struct dmo_output *o = open_text(fds[1]);
-        REQUIRE(o);
-        struct dmo_progress *p;
-        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
-        struct dmo_scene sc;
-        dmo_progress_set_phase(p, DMO_PHASE_SNAPSHOT);
-        scene_from(p, &sc);
-        o->ops->render(o, &sc, false);
-        dmo_progress_set_phase(p, DMO_PHASE_DONE); /* create_image returned 0 */
-        scene_from(p, &sc);
-        o->ops->render(o, &sc, false);
-        o->ops->close(o);
-        dmo_progress_free(p);
-        const char *log = drain(fds[0]);
-        close(fds[0]);
-        close(fds[1]);
+        struct log_rig r;
+        REQUIRE(log_rig_open(&r));
+        dmo_progress_set_phase(r.p, DMO_PHASE_SNAPSHOT);
+        log_rig_render(&r, 1);
+        dmo_progress_set_phase(r.p, DMO_PHASE_DONE); /* create_image returned 0 */
+        log_rig_render(&r, 1);
+        const char *log = log_rig_close(&r);
         printf("# %s", log);
         CHECK(strstr(log, "0 pages") == NULL);
         CHECK(strstr(log, "MB on disk") == NULL);
@@ -186,28 +193,16 @@ static void test_log_after_a_resume_has_no_bogus_totals(void)
 
 static void test_log_of_an_aborted_run_says_how_far_it_got(void)
 {
-        int fds[2];
-        REQUIRE(pipe(fds) == 0);
-        struct dmo_output *o = open_text(fds[1]);
-        REQUIRE(o);
-        struct dmo_progress *p;
-        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
-        struct dmo_scene sc;
-        dmo_progress_set_phase(p, DMO_PHASE_WRITE);
-        dmo_progress_set_total(p, 1000);
-        dmo_progress_add_pages(p, 123);
-        scene_from(p, &sc);
-        o->ops->render(o, &sc, false);
-        dmo_progress_set_message(p, "Esc pressed.");
-        dmo_progress_set_phase(p, DMO_PHASE_ABORTED);
-        scene_from(p, &sc);
-        o->ops->render(o, &sc, false);
-        o->ops->render(o, &sc, false);
-        o->ops->close(o);
-        dmo_progress_free(p);
-        const char *log = drain(fds[0]);
-        close(fds[0]);
-        close(fds[1]);
+        struct log_rig r;
+        REQUIRE(log_rig_open(&r));
+        dmo_progress_set_phase(r.p, DMO_PHASE_WRITE);
+        dmo_progress_set_total(r.p, 1000);
+        dmo_progress_add_pages(r.p, 123);
+        log_rig_render(&r, 1);
+        dmo_progress_set_message(r.p, "Esc pressed.");
+        dmo_progress_set_phase(r.p, DMO_PHASE_ABORTED);
+        log_rig_render(&r, 2);
+        const char *log = log_rig_close(&r);
         CHECK_STR_CONTAINS(log, "after 123 of 1000 pages");
         CHECK_STR_CONTAINS(log, "Esc pressed.");
         CHECK_INT(count_lines(log), ==, 2);
