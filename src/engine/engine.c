@@ -15,6 +15,7 @@
 #include "image/writer.h"
 #include "kernel/blockdev.h"
 #include "kernel/swap_area.h"
+#include "util/cleanup.h"
 
 struct timer {
         struct timespec start;
@@ -457,7 +458,7 @@ static int leave_sealed_image(struct hibernation *h, int r)
                         return h->res->error;
                 }
                 h->res->sig_error = cleared;
-                for (size_t i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++) {
+                for (size_t i = 0; i < DMO_ARRAY_SIZE(fallback); i++) {
                         h->res->shutdown_used = fallback[i];
                         if (h->snap->ops->shutdown(h->snap, fallback[i]) == DMO_SHUTDOWN_DONE) {
                                 h->res->outcome = DMO_HIBERNATE_POWERED_OFF;
