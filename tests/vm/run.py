@@ -27,6 +27,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 import zlib
 from pathlib import Path
 
@@ -1285,6 +1286,35 @@ def dormouse_usable(path):
     return None
 
 
+def play(h, names, scenarios, after_each, digits=1):
+    """Runs the named scenarios in order, one TAP line each, and returns
+    (passed, failed). A harness bug counts as a failure of its scenario.
+    after_each() runs after every scenario, whatever happened (the desktop
+    scenarios share this loop)."""
+    passed = failed = 0
+    for i, name in enumerate(names, start=1):
+        fn = dict(scenarios)[name]
+        t0 = time.monotonic()
+        took = lambda: f"[{time.monotonic() - t0:.{digits}f} s]"
+        try:
+            detail = fn(h)
+            passed += 1
+            print(f"ok {i} - {name}: {detail} {took()}", flush=True)
+        except Failure as e:
+            failed += 1
+            msg = str(e).splitlines()
+            print(f"not ok {i} - {name}: {msg[0]} {took()}", flush=True)
+            for line in msg[1:]:
+                log(line)
+        except Exception as e:  # a harness bug must still count as a failure
+            failed += 1
+            traceback.print_exc()
+            print(f"not ok {i} - {name}: harness error {type(e).__name__}: {e}", flush=True)
+        finally:
+            after_each()
+    return passed, failed
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dormouse", help="the dormouse binary (default: $DORMOUSE_BIN or the newest build*/dormouse)")
@@ -1331,24 +1361,9 @@ def main():
         if args.accel == "kvm" or (args.accel == "auto" and kvm_works(h)[0]):
             h.accel_args = ["-accel", "kvm", "-cpu", "max"]
         log(f"accelerator: {' '.join(h.accel_args)}; memory {MEMORY}; work dir {h.work}")
-        for i, name in enumerate(names, start=1):
-            fn = dict(SCENARIOS)[name]
-            t0 = time.monotonic()
-            try:
-                detail = fn(h)
-                passed += 1
-                print(f"ok {i} - {name}: {detail} [{time.monotonic() - t0:.1f} s]", flush=True)
-            except Failure as e:
-                failed += 1
-                msg = str(e).splitlines()
-                print(f"not ok {i} - {name}: {msg[0]} [{time.monotonic() - t0:.1f} s]", flush=True)
-                for line in msg[1:]:
-                    log(line)
-            except Exception as e:  # a harness bug must still count as a failure
-                failed += 1
-                print(f"not ok {i} - {name}: harness error {type(e).__name__}: {e}", flush=True)
-            finally:
-                kill_all_vms()
+        p, f = play(h, names, SCENARIOS, kill_all_vms)
+        passed += p
+        failed += f
     except Exception as e:
         failed += 1
         print(f"not ok - setup: {type(e).__name__}: {e}", flush=True)

@@ -1115,30 +1115,17 @@ def main():
         if args.build_only:
             print(f"guest ready: {h.guest.dir}")
             return 0
-        for i, name in enumerate(names, start=1):
-            fn = dict(SCENARIOS)[name]
-            t0 = time.monotonic()
-            try:
-                detail = fn(h)
-                passed += 1
-                print(f"ok {i} - {name}: {detail} [{time.monotonic() - t0:.0f} s]", flush=True)
-            except Failure as e:
-                failed += 1
-                msg = str(e).splitlines()
-                print(f"not ok {i} - {name}: {msg[0]} [{time.monotonic() - t0:.0f} s]", flush=True)
-                for line in msg[1:]:
-                    log(line)
-            except Exception as e:  # a harness bug still counts as a failure
-                failed += 1
-                import traceback
-                traceback.print_exc()
-                print(f"not ok {i} - {name}: harness error {type(e).__name__}: {e}", flush=True)
-            finally:
-                # esc continues in the session that scenario 3 resumed
-                keep = (h.pair.get("dormouse") or {}).get("vm2")
-                for vm in list(vmrun.ALL_VMS):
-                    if vm is not keep:
-                        vm.kill()
+
+        def kill_but_the_resumed_session():
+            # esc continues in the session that scenario 3 resumed
+            keep = (h.pair.get("dormouse") or {}).get("vm2")
+            for vm in list(vmrun.ALL_VMS):
+                if vm is not keep:
+                    vm.kill()
+
+        p, f = vmrun.play(h, names, SCENARIOS, kill_but_the_resumed_session, digits=0)
+        passed += p
+        failed += f
     except Exception as e:
         failed += 1
         print(f"not ok - setup: {type(e).__name__}: {e}", flush=True)
