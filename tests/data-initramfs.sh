@@ -31,6 +31,14 @@ if ! "$chroot" "$root" /bin/busybox --install -s /bin 2>/dev/null; then
 	echo "1..0 # SKIP $busybox does not run in an empty chroot (install busybox-static)"
 	exit 0
 fi
+# The scripts restart the machine for an image of another kernel: busybox's
+# reboot -f would restart this one. Every way down is replaced by a fake
+# that only says it was called.
+for cmd in reboot poweroff halt; do
+	rm -f "$root/bin/$cmd"
+	printf '#!/bin/sh\necho "%s $*" >>/tmp/log\nexit 1\n' "$cmd" >"$root/bin/$cmd"
+	chmod +x "$root/bin/$cmd"
+done
 cat >"$root/scripts/functions" <<'SH'
 log_warning_msg() { echo "W: $*" >>/tmp/log; }
 panic() { echo "PANIC: $*" >>/tmp/log; exit 1; }
@@ -92,6 +100,12 @@ check "premount: a refused image is reported" logged "not restored"
 run 7 "root=/dev/vda1 resume=/dev/vdb"
 check "premount: an image that could not be removed (7) stops the boot" test $? != 0
 check "premount: the stop drops to a shell (panic) and says why" logged "PANIC: dormouse: the hibernation image is still"
+
+run 8 "root=/dev/vda1 resume=/dev/vdb"
+check "premount: another kernel's image (8) stops the boot" test $? != 0
+check "premount: another kernel's image restarts the machine" logged "^reboot -f"
+check "premount: and says why before" logged "made by another kernel and is kept"
+check "premount: a failed restart drops to a shell" logged "PANIC: dormouse: the hibernation image was made by another kernel"
 
 run 2 "root=/dev/vda1"
 check "premount: a configuration error (2) lets the boot go on" test $? = 0
@@ -167,6 +181,11 @@ out=$(dracut_run 7)
 check "dracut: an image that could not be removed (7) stops in an emergency shell" \
 	logged "EMERGENCY: -n dormouse dormouse: the hibernation image is still"
 check "dracut: the stop does not return to the boot" test "$out" != "after-hook"
+out=$(dracut_run 8)
+check "dracut: another kernel's image (8) restarts the machine" logged "^reboot -f"
+check "dracut: a failed restart stops in an emergency shell" \
+	logged "EMERGENCY: -n dormouse dormouse: the hibernation image was made by another kernel"
+check "dracut: another kernel's image does not return to the boot" test "$out" != "after-hook"
 out=$(dracut_run 1)
 check "dracut: no image is quiet and returns" test "$out" = "after-hook" -a ! -s "$root/tmp/log"
 cp "$root/plymouth.fake" "$root/bin/plymouth"

@@ -223,15 +223,108 @@ static void hibernate(const char *swap, const char *extra)
         CHECK_INT(rc, ==, 0);
 }
 
-static void wrong_kernel_is_refused_and_swap_made_usable(void)
+/* Nobody to ask (no splash, no terminal): an image of another kernel is
+ * kept, whole, with exit 8; the kernel that made it still restores it. */
+static void wrong_kernel_keeps_the_image_for_the_right_one(void)
 {
         const char *swap = make_swap("wk.swap", "16M");
         REQUIRE(swap);
         hibernate(swap, "--sim-kernel-release 6.1.0-99-amd64");
         CHECK_INT(run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash none", swap),
-                  ==, 3);
+                  ==, 8);
         CHECK_STR_CONTAINS(output(), "6.1.0-99-amd64");
+        CHECK_STR_CONTAINS(output(), "kept");
+        CHECK(strcmp(blkid_type(swap), "swsuspend") == 0);
+        CHECK_INT(run("info '%s'", swap), ==, 0);
+        CHECK_INT(run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash text "
+                      "</dev/null",
+                      swap),
+                  ==, 8);
+        CHECK_INT(run("resume --kernel sim --sim-kernel-release 6.1.0-99-amd64 --sim-seed 3 "
+                      "--resume-device '%s' --splash none",
+                      swap),
+                  ==, 0);
         CHECK(strcmp(blkid_type(swap), "swap") == 0);
+}
+
+/* Reads the pseudo-terminal until it has shown `want` (or ~4 s passed). */
+static bool pty_wait_for(int master, const char *want, char *buf, size_t cap)
+{
+        size_t have = 0;
+        buf[0] = '\0';
+        for (int i = 0; i < 200; i++) {
+                ssize_t n = read(master, buf + have, cap - 1 - have);
+                if (n > 0) {
+                        have += (size_t)n;
+                        buf[have] = '\0';
+                        if (strstr(buf, want))
+                                return true;
+                        if (have > cap / 2) {
+                                size_t keep = strlen(want);
+                                memmove(buf, buf + have - keep, keep);
+                                have = keep;
+                                buf[have] = '\0';
+                        }
+                }
+                struct timespec ts = {0, 20 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+        }
+        return false;
+}
+
+/* Resumes an image of another kernel on a pseudo-terminal with the text
+ * splash and answers its questions with keys[0] (keep it and restart?)
+ * and, when keys[1] is there, keys[1] (discard it?). The exit status. */
+static int resume_answering(const char *swap, const char *keys)
+{
+        int master;
+        pid_t pid = forkpty(&master, NULL, NULL, NULL);
+        if (pid < 0)
+                return -1;
+        if (pid == 0) {
+                execl(bin(), "dormouse", "resume", "--kernel", "sim", "--sim-seed", "3",
+                      "--resume-device", swap, "--splash", "text", (char *)NULL);
+                _exit(127);
+        }
+        static char buf[16384];
+        CHECK(pty_wait_for(master, "restart to pick that kernel", buf, sizeof(buf)));
+        CHECK(write(master, keys, 1) == 1);
+        if (keys[1]) {
+                CHECK(pty_wait_for(master, "Discard the saved session for good", buf, sizeof(buf)));
+                CHECK(write(master, keys + 1, 1) == 1);
+        }
+        int status = 0;
+        for (int i = 0; i < 500 && waitpid(pid, &status, WNOHANG) == 0; i++) {
+                char drain[1024];
+                (void)!read(master, drain, sizeof(drain));
+                struct timespec ts = {0, 20 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+        }
+        if (waitpid(pid, &status, WNOHANG) == 0) {
+                kill(pid, SIGKILL);
+                waitpid(pid, &status, 0);
+        }
+        close(master);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* On the splash: Enter keeps the image (the highlighted answer); No then
+ * No to the second question keeps it as well; only No then Yes discards
+ * it, and the swap area is plain swap again. */
+static void wrong_kernel_asks_and_discards_only_when_confirmed(void)
+{
+        const char *swap = make_swap("wkq.swap", "16M");
+        REQUIRE(swap);
+        hibernate(swap, "--sim-kernel-release 6.1.0-99-amd64");
+        CHECK_INT(resume_answering(swap, "\r"), ==, 8);
+        CHECK(strcmp(blkid_type(swap), "swsuspend") == 0);
+        CHECK_INT(resume_answering(swap, "nn"), ==, 8);
+        CHECK(strcmp(blkid_type(swap), "swsuspend") == 0);
+        CHECK_INT(resume_answering(swap, "n\r"), ==, 8);
+        CHECK(strcmp(blkid_type(swap), "swsuspend") == 0);
+        CHECK_INT(resume_answering(swap, "ny"), ==, 3);
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+        CHECK_INT(run("info '%s'", swap), ==, 1);
 }
 
 static void noresume_discards_the_image(void)
@@ -348,13 +441,27 @@ static void resume_refuses_on_a_running_system(void)
 
 static void enospc_mid_write_leaves_plain_swap(void)
 {
-        const char *swap = make_swap("full.swap", "2M"); /* far too small for 6M of pages */
+        /* 6M of memory in 2M of swap: the kernel is asked for a smaller
+         * image, frees memory and the image fits. */
+        const char *swap = make_swap("fits.swap", "2M");
         REQUIRE(swap);
         CHECK_INT(run("hibernate --kernel sim --sim-size 6M --compress none --resume-device '%s' "
                       "--splash none",
                       swap),
+                  ==, 0);
+        CHECK_INT(run("resume --kernel sim --resume-device '%s' --splash none", swap), ==, 0);
+        /* 16M cannot shrink below 8M (the simulated kernel frees at most
+         * half): the write runs out of room, says how much, and leaves
+         * plain swap. */
+        swap = make_swap("full.swap", "2M");
+        REQUIRE(swap);
+        CHECK_INT(run("hibernate --kernel sim --sim-size 16M --compress none --resume-device '%s' "
+                      "--splash none",
+                      swap),
                   ==, 6);
         CHECK_STR_CONTAINS(output(), "too small");
+        CHECK_STR_CONTAINS(output(), "2.1 MB free");
+        CHECK_STR_CONTAINS(output(), "8.4 MB of memory");
         CHECK(strcmp(blkid_type(swap), "swap") == 0);
         CHECK_INT(run("resume --kernel sim --resume-device '%s' --splash none", swap), ==, 1);
 
@@ -638,7 +745,8 @@ DMO_TEST_MAIN(T(round_trip_two_pages), T(round_trip_image_smaller_than_memory),
               T(round_trip_small_sizes_every_compression), T(round_trip_64m_every_compression),
               T(round_trip_1g), T(round_trip_swap_file_at_an_offset),
               T(no_signature_is_a_quiet_normal_boot), T(not_a_swap_area_says_run_mkswap),
-              T(missing_device_is_reported), T(wrong_kernel_is_refused_and_swap_made_usable),
+              T(missing_device_is_reported), T(wrong_kernel_keeps_the_image_for_the_right_one),
+              T(wrong_kernel_asks_and_discards_only_when_confirmed),
               T(noresume_discards_the_image), T(resume_device_from_the_kernel_command_line),
               T(truncated_device_is_refused), T(image_of_another_machine_is_refused_by_the_kernel),
               T(read_only_device_keeps_the_image_and_stops_the_boot),

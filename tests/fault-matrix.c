@@ -288,7 +288,10 @@ static void run_trial(struct row *row, const struct trial *t)
                         row->wrong++;
                         return;
                 case DMO_RESUME_KEPT:
-                        /* The boot stops; the image must be whole. */
+                case DMO_RESUME_OTHER_KERNEL:
+                        /* The boot stops (another kernel's image: the
+                         * machine restarts into it); the image must be
+                         * whole. */
                         if (p != 0)
                                 row->unusable++;
                         else

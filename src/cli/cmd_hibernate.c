@@ -189,9 +189,12 @@ static void report_failure(const struct hibernate_cmd *h)
 {
         dmo_cli_error("%s", h->failure);
         if (h->res.error == -ENOSPC)
-                dmo_cli_note(_("the swap area is too small for this image: make it "
-                               "larger, or lower \"image size\" so the kernel frees "
-                               "more memory first"));
+                dmo_cli_note(_("the swap area is too small for this image: it had %.1f MB free "
+                               "and the image holds %.1f MB of memory before compression. Make "
+                               "the area larger, or lower \"image size\" so the kernel frees "
+                               "more memory first"),
+                             (double)h->res.swap_free_bytes / 1e6,
+                             (double)h->res.image_bytes / 1e6);
         fprintf(stderr, "%s\n",
                 h->res.signature_cleared
                     ? _("dormouse: nothing was hibernated; the system is running and "

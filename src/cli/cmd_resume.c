@@ -8,6 +8,7 @@
 #include "cli/display.h"
 #include "engine/engine.h"
 #include "util/i18n.h"
+#include "util/printable.h"
 
 static void usage(FILE *f)
 {
@@ -27,7 +28,9 @@ static void usage(FILE *f)
               "  --sim-seed N --sim-fault SPEC --sim-kernel-release R --sim-proc DIR\n\n"
               "Exit status: 0 restored, 1 no image, 2 usage, 3 image refused (swap usable "
               "again),\n4 simulated kernel: restored content differed, 7 the image could not be "
-              "removed:\nit is still on disk; stop the boot.\n"),
+              "removed:\nit is still on disk; stop the boot. 8 the image was made by another "
+              "kernel and "
+              "is\nkept: restart and choose that kernel.\n"),
             DMO_SYSCONFDIR "/dormouse.conf");
 }
 
@@ -69,6 +72,43 @@ static void settle_splash(void *ctx)
 {
         struct resume_ui *ui = ctx;
         dmo_splash_session_before_restore(splash_ready(ui));
+}
+
+/* How long a question waits for an answer before its default holds: long
+ * enough to read it and reach for the keyboard, short enough that a machine
+ * nobody watches restarts into the boot menu instead of waiting forever. */
+static const int question_timeout_ms = 60 * 1000;
+
+/* The image belongs to another kernel (the engine's
+ * discard_other_kernel_image hook). Keeping it is the default answer, and
+ * the one taken with no screen, no keyboard or no answer in time: the
+ * person restarts and picks that kernel in the boot menu. Throwing the
+ * session away takes a second, explicit yes. */
+static bool discard_other_kernel_image(void *ctx, const char *image_release,
+                                       const char *running_release)
+{
+        struct resume_ui *ui = ctx;
+        char made_by[65], running[65], context[256];
+        /* The image's words: no escape sequence reaches the screen. */
+        snprintf(made_by, sizeof(made_by), "%s", image_release);
+        snprintf(running, sizeof(running), "%s", running_release);
+        dmo_sanitize_printable(made_by);
+        dmo_sanitize_printable(running);
+        show_splash(ui);
+        struct dmo_splash_session *s = splash_ready(ui);
+        snprintf(context, sizeof(context),
+                 _("This session was saved by kernel %s, but kernel %s is running."), made_by,
+                 running);
+        if (dmo_splash_session_ask_yes_no(s, context,
+                                          _("Keep it, and restart to pick that kernel?"), true,
+                                          question_timeout_ms) != 0)
+                return false;
+        snprintf(context, sizeof(context),
+                 _("Discarding it loses everything that was open in the session saved by "
+                   "kernel %s."),
+                 made_by);
+        return dmo_splash_session_ask_yes_no(s, context, _("Discard the saved session for good?"),
+                                             false, question_timeout_ms) == 1;
 }
 
 struct resume_cmd {
@@ -157,6 +197,7 @@ static int run(struct resume_cmd *m)
             .devices_thawed = redraw_splash,
             .before_restore = settle_splash,
             .stats_ready = dmo_cli_print_profile,
+            .discard_other_kernel_image = discard_other_kernel_image,
         };
         dmo_engine_resume(snap, &m->rc, &m->res);
         m->result = dmo_cli_resume_describe(&m->rc, &m->res, m->msg, sizeof(m->msg));

@@ -42,6 +42,8 @@ enum {
         DMO_EXIT_CANCELLED = 5,
         DMO_EXIT_FAILED = 6,
         DMO_EXIT_KEPT = 7, /* resume: the image is still on disk; do not boot on */
+        /* resume: kept for the kernel that made it; restart into that one */
+        DMO_EXIT_OTHER_KERNEL = 8,
 };
 
 /* Results every command shares, then each command's own; the last row of a
@@ -56,6 +58,7 @@ static const struct {
     {DMO_CMD_RESUME, -ENODATA, DMO_EXIT_NO_IMAGE},
     {DMO_CMD_RESUME, -ENOTRECOVERABLE, DMO_EXIT_MISMATCH},
     {DMO_CMD_RESUME, -EEXIST, DMO_EXIT_KEPT},
+    {DMO_CMD_RESUME, -EXDEV, DMO_EXIT_OTHER_KERNEL},
     {DMO_CMD_RESUME, 0, DMO_EXIT_REFUSED},
     {DMO_CMD_INFO, -ENODATA, DMO_EXIT_NO_IMAGE},
     {DMO_CMD_INFO, -ENOBUFS, DMO_EXIT_FAILED}, /* the JSON did not fit */

@@ -36,6 +36,16 @@ static void describe_live_system(const struct dmo_resume_result *res, const char
                          strerror(-res->error), dev);
 }
 
+/* The image's words: no escape sequence reaches the terminal or the
+ * splash. */
+static void releases(const struct dmo_resume_result *res, char made_by[65], char running[65])
+{
+        snprintf(made_by, 65, "%s", res->image_release);
+        snprintf(running, 65, "%s", res->running_release);
+        dmo_sanitize_printable(made_by);
+        dmo_sanitize_printable(running);
+}
+
 int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo_resume_result *res,
                             char *msg, size_t len)
 {
@@ -78,17 +88,12 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
                 return -EINVAL;
         case DMO_RESUME_REFUSED:
                 if (res->step == DMO_STEP_KERNEL_MISMATCH) {
-                        /* The image's words: no escape sequence reaches the
-                         * terminal or the splash. */
                         char made_by[sizeof(res->image_release)];
                         char running[sizeof(res->running_release)];
-                        snprintf(made_by, sizeof(made_by), "%s", res->image_release);
-                        snprintf(running, sizeof(running), "%s", res->running_release);
-                        dmo_sanitize_printable(made_by);
-                        dmo_sanitize_printable(running);
+                        releases(res, made_by, running);
                         snprintf(msg, len,
-                                 _("%s: the image was made by kernel %s but %s is running; "
-                                   "boot the kernel that hibernated to resume"),
+                                 _("%s: the image was made by kernel %s but %s is running; it "
+                                   "was discarded, as you confirmed"),
                                  dev, made_by, running);
                 } else if (res->error == -EPROTONOSUPPORT)
                         snprintf(msg, len,
@@ -119,6 +124,17 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
         case DMO_RESUME_LIVE_SYSTEM:
                 describe_live_system(res, dev, msg, len);
                 return -EINVAL;
+        case DMO_RESUME_OTHER_KERNEL: {
+                char made_by[sizeof(res->image_release)];
+                char running[sizeof(res->running_release)];
+                releases(res, made_by, running);
+                snprintf(msg, len,
+                         _("%s: the image was made by kernel %s but %s is running. It is kept: "
+                           "restart and choose kernel %s in the boot menu to resume, or boot "
+                           "with \"noresume\" to discard it"),
+                         dev, made_by, running, made_by);
+                return -EXDEV;
+        }
         case DMO_RESUME_KEPT:
                 snprintf(msg, len,
                          _("%s: the image could not be removed from the swap area (%s); it is "

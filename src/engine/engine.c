@@ -233,6 +233,7 @@ static int prepare(struct hibernation *h)
         r = snap->ops->avail_swap(snap, &h->avail_swap);
         if (r < 0)
                 return fail(h->res, DMO_STEP_ALLOCATE, r);
+        h->res->swap_free_bytes = h->avail_swap;
         h->scratch = malloc(h->id.page_size);
         if (!h->scratch)
                 return fail(h->res, DMO_STEP_ALLOCATE, -ENOMEM);
@@ -266,6 +267,31 @@ static int start_writer(struct hibernation *h)
         return 0;
 }
 
+/* The image size to ask the kernel for, or 0 to leave it its own. The
+ * stored size is not known before the data is written (zero pages and
+ * compression shrink it), so nothing is refused here; but an image that
+ * fits the swap area even uncompressed cannot run out of room, and the
+ * kernel can make it so by freeing memory first. The kernel's default
+ * preference is 2/5 of memory (Documentation/ABI: /sys/power/image_size). */
+static uint64_t image_size_to_ask(const struct hibernation *h)
+{
+        if (h->cfg->image_size >= 0)
+                return (uint64_t)h->cfg->image_size;
+        uint64_t memory = 0;
+        if (h->snap->ops->memory_bytes(h->snap, &memory) < 0)
+                return 0;
+        /* The header, the extent map and the chunk headers: two pages and
+         * well under 1% of the data. */
+        uint64_t reserve = 2ull * h->id.page_size + h->avail_swap / 128;
+        uint64_t usable = h->avail_swap > reserve ? h->avail_swap - reserve : 0;
+        uint64_t kernel_default = memory / 5 * 2;
+        if (usable >= kernel_default)
+                return 0;
+        /* 0 would mean "as small as possible" to the kernel: ask for one
+         * page instead, which it reads the same way. */
+        return usable ? usable : h->id.page_size;
+}
+
 static int snapshot(struct hibernation *h, int *in_suspend)
 {
         const struct dmo_hibernate_config *cfg = h->cfg;
@@ -287,10 +313,12 @@ static int snapshot(struct hibernation *h, int *in_suspend)
         r = start_writer(h);
         if (r < 0)
                 return r;
-        if (cfg->image_size >= 0) {
-                r = snap->ops->pref_image_size(snap, (uint64_t)cfg->image_size);
+        uint64_t ask = image_size_to_ask(h);
+        if (ask > 0 || cfg->image_size == 0) {
+                r = snap->ops->pref_image_size(snap, ask);
                 if (r < 0)
                         return fail(h->res, DMO_STEP_CREATE_IMAGE, r);
+                h->res->image_size_asked = ask;
         }
         h->res->stats.freeze_s = timer_lap(&t);
 
@@ -324,6 +352,7 @@ static int write_data(struct hibernation *h)
         if (r < 0)
                 return fail(h->res, DMO_STEP_READ_KERNEL, r);
         uint64_t total = image_bytes / page_size;
+        h->res->image_bytes = image_bytes;
         dmo_progress_set_total(cfg->progress, total);
         dmo_progress_set_phase(cfg->progress, DMO_PHASE_WRITE);
         pacer_init(&pacer, cfg->step_delay_ms, total);
@@ -612,7 +641,13 @@ static int check_image(struct resumption *rs)
                          rs->info.header.identity.release);
                 snprintf(rs->res->running_release, sizeof(rs->res->running_release), "%s",
                          rs->id.release);
-                return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_KERNEL_MISMATCH, -EXDEV);
+                /* The image is sound, only this kernel cannot take it:
+                 * thrown away only when the person says so. */
+                bool discard = cfg->hooks.discard_other_kernel_image &&
+                               cfg->hooks.discard_other_kernel_image(
+                                   cfg->hooks.ctx, rs->info.header.identity.release, rs->id.release);
+                return refuse(rs, discard ? DMO_RESUME_REFUSED : DMO_RESUME_OTHER_KERNEL,
+                              DMO_STEP_KERNEL_MISMATCH, -EXDEV);
         }
         if (cfg->hooks.image_found)
                 cfg->hooks.image_found(cfg->hooks.ctx);

@@ -102,6 +102,15 @@ struct dmo_engine_hooks {
          * last chance to change how (the person asked for a reboot instead
          * of a power off); returns the mode to use. */
         enum dmo_shutdown (*choose_shutdown)(void *ctx, enum dmo_shutdown planned);
+        /* Resume: the image was made by another kernel than the one running
+         * (a kernel update, the wrong boot entry). The image is still good
+         * for that kernel, so keeping it is the default: without this hook,
+         * or when it returns false, nothing is touched and the outcome is
+         * DMO_RESUME_OTHER_KERNEL. True means the person confirmed that the
+         * saved session is to be thrown away: the image is discarded. The
+         * releases are the image's and the running kernel's, unfiltered. */
+        bool (*discard_other_kernel_image)(void *ctx, const char *image_release,
+                                           const char *running_release);
 };
 
 struct dmo_hibernate_config {
@@ -110,7 +119,11 @@ struct dmo_hibernate_config {
         int compress_level;
         unsigned threads;     /* 0: one per CPU */
         unsigned chunk_pages; /* 0: default */
-        int64_t image_size;   /* preferred image size in bytes; < 0: leave the kernel's */
+        /* Preferred image size in bytes; < 0: the kernel's own (2/5 of
+         * memory), lowered to what the swap area can hold uncompressed when
+         * that is less, so that the kernel frees memory until the image fits
+         * instead of the write running out of room half way. */
+        int64_t image_size;
         enum dmo_shutdown shutdown;
         bool lock_memory;       /* mlockall before freezing (real kernel) */
         unsigned step_delay_ms; /* debug: pause this long at every 1% of the data phase */
@@ -162,6 +175,14 @@ struct dmo_hibernate_result {
         bool went_down_into_image;
         enum dmo_shutdown shutdown_used; /* how the machine went down */
         int sig_error;
+        /* What the swap area had free before the snapshot, and how much
+         * memory the image holds before compression (0 until the kernel
+         * said): the figures behind an -ENOSPC. */
+        uint64_t swap_free_bytes;
+        uint64_t image_bytes;
+        /* The image size the kernel was asked for (SNAPSHOT_PREF_IMAGE_SIZE),
+         * 0 when it was left to the kernel. */
+        uint64_t image_size_asked;
         struct dmo_engine_stats stats;
 };
 
@@ -195,6 +216,10 @@ enum dmo_resume_outcome {
         /* Not an early boot (the swap area is active, or the root file
          * system is mounted read-write): nothing was touched. */
         DMO_RESUME_LIVE_SYSTEM,
+        /* The image was made by another kernel and is kept, untouched: the
+         * machine must restart into that kernel (or be told to discard it).
+         * Booting on would mount the file systems it expects unchanged. */
+        DMO_RESUME_OTHER_KERNEL,
 };
 
 struct dmo_resume_result {
@@ -203,7 +228,8 @@ struct dmo_resume_result {
         enum dmo_step step;
         bool signature_cleared;
         enum dmo_live_reason live_reason; /* on LIVE_SYSTEM */
-        /* on KERNEL_MISMATCH: what the image was made by */
+        /* on OTHER_KERNEL, and on a discard at KERNEL_MISMATCH: what the
+         * image was made by, and what runs */
         char image_release[65];
         char running_release[65];
         struct dmo_engine_stats stats;

@@ -406,6 +406,21 @@ bool dmo_splash_session_reboot_after(struct dmo_splash_session *s)
         return s && s->renderer && dmo_renderer_reboot_after(s->renderer);
 }
 
+int dmo_splash_session_ask_yes_no(struct dmo_splash_session *s, const char *context,
+                                  const char *prompt, bool default_yes, int timeout_ms)
+{
+        if (!s || !s->renderer)
+                return -ENOTTY;
+        enum dmo_scene_kind kind =
+            s->p.mode == DMO_MODE_RESUME ? DMO_SCENE_RESUME : DMO_SCENE_HIBERNATE;
+        if (context)
+                dmo_renderer_set_detail(s->renderer, kind, context);
+        int r = dmo_renderer_ask_yes_no(s->renderer, prompt, default_yes, timeout_ms);
+        if (context)
+                dmo_renderer_set_detail(s->renderer, kind, NULL);
+        return r;
+}
+
 void dmo_splash_session_fail(struct dmo_splash_session *s, const char *failure)
 {
         if (!s || !s->renderer || !failure)

@@ -98,6 +98,15 @@ bool dmo_splash_spec_writes_files(const char *spec);
 /* The `r` key toggled "reboot instead of power off". */
 bool dmo_splash_session_reboot_after(struct dmo_splash_session *s);
 
+/* Asks a yes/no question on the splash: context (may be NULL) is shown on
+ * the detail line while it waits, the prompt (one short line) in the
+ * dialog; both translated. y/n, or Enter on the highlighted answer, which
+ * starts at default_yes. 1 yes, 0 no, the default when timeout_ms passes;
+ * -ENOTTY when nobody can answer (no session, no keys), -EBUSY while
+ * another dialog is open. */
+int dmo_splash_session_ask_yes_no(struct dmo_splash_session *s, const char *context,
+                                  const char *prompt, bool default_yes, int timeout_ms);
+
 /* Shows the error scene of the session's mode with a translated sentence
  * and, on a screen, holds it long enough to read (a few seconds). */
 void dmo_splash_session_fail(struct dmo_splash_session *s, const char *failure);

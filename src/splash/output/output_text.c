@@ -298,6 +298,12 @@ static size_t tty_dialog_line(struct text_output *t, const struct dmo_scene *sc,
                               size_t cap)
 {
         size_t pos = append(buf, 0, cap, "\r");
+        /* What the screen shows on its detail line while it asks: the
+         * question alone may not say what it is about. */
+        if (sc->detail[0]) {
+                pos = append(buf, pos, cap, sc->detail);
+                pos = append(buf, pos, cap, " ");
+        }
         pos = append(buf, pos, cap, sc->dialog.prompt);
         pos = append(buf, pos, cap, " ");
         if (sc->dialog.kind == DMO_DIALOG_PASSWORD) {

@@ -5,7 +5,9 @@ initramfs (issue 8, section 2).
 
 The guest's root file system is built with mmdebstrap from the packages in
 tests/vm/desktop/packages, with the package sources of this machine's own apt
-configuration, and cached under tests/vm/cache/desktop/. dormouse is built
+configuration, and cached outside the source tree, in $DORMOUSE_VM_CACHE
+(default /var/cache/dormouse-vm/desktop), so that a fresh clone (CI) reuses
+it: the package tree changes only with tests/vm/desktop/packages. dormouse is built
 from this tree (--prefix=/usr --sysconfdir=/etc, in build-vm-desktop/),
 installed into the guest with make install DESTDIR=..., and update-initramfs
 runs in the guest's chroot. The disk (ext4 root + swap partition) is made
@@ -55,7 +57,7 @@ vmrun = _load_vm_harness()
 Failure, Frame, log, run = vmrun.Failure, vmrun.Frame, vmrun.log, vmrun.run
 
 REPO = HERE.parent.parent.parent
-CACHE = HERE.parent / "cache" / "desktop"
+CACHE = Path(os.environ.get("DORMOUSE_VM_CACHE") or "/var/cache/dormouse-vm") / "desktop"
 OUT = HERE.parent / "out" / "desktop"
 GUEST = HERE / "guest"
 PACKAGES = HERE / "packages"
