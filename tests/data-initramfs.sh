@@ -107,6 +107,12 @@ check "premount: another kernel's image restarts the machine" logged "^reboot -f
 check "premount: and says why before" logged "made by another kernel and is kept"
 check "premount: a failed restart drops to a shell" logged "PANIC: dormouse: the hibernation image was made by another kernel"
 
+run 139 "root=/dev/vda1 resume=/dev/vdb"
+check "premount: a killed resume (139) stops the boot" test $? != 0
+check "premount: it was tried again with text progress only" \
+	test "$(calls | sed -n 's/^args://p')" = "resume --splash text"
+check "premount: a resume killed twice drops to a shell" logged "PANIC: dormouse: 'dormouse resume' was killed twice"
+
 run 2 "root=/dev/vda1"
 check "premount: a configuration error (2) lets the boot go on" test $? = 0
 check "premount: a configuration error is reported with its status" logged "status 2"
@@ -186,6 +192,11 @@ check "dracut: another kernel's image (8) restarts the machine" logged "^reboot 
 check "dracut: a failed restart stops in an emergency shell" \
 	logged "EMERGENCY: -n dormouse dormouse: the hibernation image was made by another kernel"
 check "dracut: another kernel's image does not return to the boot" test "$out" != "after-hook"
+out=$(dracut_run 139)
+check "dracut: a resume killed twice stops in an emergency shell" \
+	logged "EMERGENCY: -n dormouse dormouse: 'dormouse resume' was killed twice"
+check "dracut: it was tried again with text progress only" \
+	test "$(calls | sed -n 's/^args://p')" = "resume --splash text"
 out=$(dracut_run 1)
 check "dracut: no image is quiet and returns" test "$out" = "after-hook" -a ! -s "$root/tmp/log"
 cp "$root/plymouth.fake" "$root/bin/plymouth"

@@ -32,6 +32,13 @@ dormouse_resume() {
     fi
     /bin/dormouse resume
     rc=$?
+    # Killed by a signal (a crash, in the graphics stack most likely): the
+    # image may still be there, whole. Once more with text progress only.
+    if [ "$rc" -ge 128 ]; then
+        warn "dormouse resume was killed (status $rc); trying again with text progress only"
+        /bin/dormouse resume --splash text
+        rc=$?
+    fi
 
     case $rc in
         0 | 1)
@@ -58,6 +65,10 @@ dormouse_resume() {
             emergency_shell -n dormouse "dormouse: the hibernation image was made by another kernel and is kept, but the restart failed. Restart the machine and choose that kernel, or boot with 'noresume' to discard the image."
             ;;
         *)
+            if [ "$rc" -ge 128 ]; then
+                [ "$plymouth" = yes ] && plymouth quit 2>/dev/null
+                emergency_shell -n dormouse "dormouse: 'dormouse resume' was killed twice (status $rc); the hibernation image may still be on the resume device. The boot stops here so that no file system changes under it. Run 'dormouse resume' to try again, or 'dormouse resume --noresume' to discard the image, then exit this shell."
+            fi
             warn "dormouse resume failed with status $rc; booting normally"
             [ "$plymouth" = yes ] && plymouth quit 2>/dev/null
             ;;
