@@ -101,8 +101,8 @@ run 7 "root=/dev/vda1 resume=/dev/vdb"
 check "premount: an image that could not be removed (7) stops the boot" test $? != 0
 check "premount: the stop drops to a shell (panic) and says why" logged "PANIC: dormouse: the hibernation image is still"
 
-run 8 "root=/dev/vda1 resume=/dev/vdb"
-check "premount: another kernel's image (8) stops the boot" test $? != 0
+run 9 "root=/dev/vda1 resume=/dev/vdb"
+check "premount: another kernel's image (9) stops the boot" test $? != 0
 check "premount: another kernel's image restarts the machine" logged "^reboot -f"
 check "premount: and says why before" logged "made by another kernel and is kept"
 check "premount: a failed restart drops to a shell" logged "PANIC: dormouse: the hibernation image was made by another kernel"
@@ -187,8 +187,8 @@ out=$(dracut_run 7)
 check "dracut: an image that could not be removed (7) stops in an emergency shell" \
 	logged "EMERGENCY: -n dormouse dormouse: the hibernation image is still"
 check "dracut: the stop does not return to the boot" test "$out" != "after-hook"
-out=$(dracut_run 8)
-check "dracut: another kernel's image (8) restarts the machine" logged "^reboot -f"
+out=$(dracut_run 9)
+check "dracut: another kernel's image (9) restarts the machine" logged "^reboot -f"
 check "dracut: a failed restart stops in an emergency shell" \
 	logged "EMERGENCY: -n dormouse dormouse: the hibernation image was made by another kernel"
 check "dracut: another kernel's image does not return to the boot" test "$out" != "after-hook"

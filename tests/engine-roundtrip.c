@@ -224,14 +224,14 @@ static void hibernate(const char *swap, const char *extra)
 }
 
 /* Nobody to ask (no splash, no terminal): an image of another kernel is
- * kept, whole, with exit 8; the kernel that made it still restores it. */
+ * kept, whole, with exit 9; the kernel that made it still restores it. */
 static void wrong_kernel_keeps_the_image_for_the_right_one(void)
 {
         const char *swap = make_swap("wk.swap", "16M");
         REQUIRE(swap);
         hibernate(swap, "--sim-kernel-release 6.1.0-99-amd64");
         CHECK_INT(run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash none", swap),
-                  ==, 8);
+                  ==, 9);
         CHECK_STR_CONTAINS(output(), "6.1.0-99-amd64");
         CHECK_STR_CONTAINS(output(), "kept");
         CHECK(strcmp(blkid_type(swap), "swsuspend") == 0);
@@ -239,7 +239,7 @@ static void wrong_kernel_keeps_the_image_for_the_right_one(void)
         CHECK_INT(run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash text "
                       "</dev/null",
                       swap),
-                  ==, 8);
+                  ==, 9);
         CHECK_INT(run("resume --kernel sim --sim-kernel-release 6.1.0-99-amd64 --sim-seed 3 "
                       "--resume-device '%s' --splash none",
                       swap),
@@ -316,11 +316,11 @@ static void wrong_kernel_asks_and_discards_only_when_confirmed(void)
         const char *swap = make_swap("wkq.swap", "16M");
         REQUIRE(swap);
         hibernate(swap, "--sim-kernel-release 6.1.0-99-amd64");
-        CHECK_INT(resume_answering(swap, "\r"), ==, 8);
+        CHECK_INT(resume_answering(swap, "\r"), ==, 9);
         CHECK(strcmp(blkid_type(swap), "swsuspend") == 0);
-        CHECK_INT(resume_answering(swap, "nn"), ==, 8);
+        CHECK_INT(resume_answering(swap, "nn"), ==, 9);
         CHECK(strcmp(blkid_type(swap), "swsuspend") == 0);
-        CHECK_INT(resume_answering(swap, "n\r"), ==, 8);
+        CHECK_INT(resume_answering(swap, "n\r"), ==, 9);
         CHECK(strcmp(blkid_type(swap), "swsuspend") == 0);
         CHECK_INT(resume_answering(swap, "ny"), ==, 3);
         CHECK(strcmp(blkid_type(swap), "swap") == 0);

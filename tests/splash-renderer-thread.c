@@ -499,6 +499,78 @@ static void test_dialog_without_keys_or_thread_is_refused(void)
         rig_free(&g);
 }
 
+/* A screen that draws three frames, then its device is gone. */
+static atomic_int gone_calls;
+static int gone_render(struct dmo_output *o, const struct dmo_scene *sc, bool force_full)
+{
+        struct fake_output *f = (struct fake_output *)o;
+        atomic_fetch_add(&gone_calls, 1);
+        if (frames(f) >= 3)
+                return -ENODEV;
+        return fake_render(o, sc, force_full);
+}
+
+static const struct dmo_output_ops gone_ops = {
+    .name = "gone",
+    .render = gone_render,
+};
+
+struct successor {
+        struct fake_output *next;
+        atomic_int asked;
+        int refuse_first; /* the new device is not there for this many asks */
+        size_t index;
+};
+
+static struct dmo_output *give_successor(void *ctx, size_t index)
+{
+        struct successor *s = ctx;
+        s->index = index;
+        if (atomic_fetch_add(&s->asked, 1) < s->refuse_first)
+                return NULL;
+        return &s->next->base;
+}
+
+/* The firmware's framebuffer is replaced by the GPU's driver while the
+ * splash is up: the lost screen is never drawn to again, a replacement is
+ * asked for (again, while there is none) and gets the whole frame. */
+static void test_lost_screen_is_replaced_and_never_drawn_again(void)
+{
+        struct dmo_progress *p;
+        REQUIRE(dmo_progress_new(DMO_MODE_RESUME, &p) == 0);
+        struct fake_output *old = fake_new(), *keep = fake_new();
+        old->base.ops = &gone_ops;
+        struct successor succ = {.next = fake_new(), .refuse_first = 2};
+        struct dmo_output *outs[] = {&keep->base, &old->base};
+        struct dmo_renderer_config cfg = {.progress = p,
+                                          .outputs = outs,
+                                          .n_outputs = 2,
+                                          .fps = 100,
+                                          .key_fd = -1,
+                                          .replace_lost = give_successor,
+                                          .replace_ctx = &succ};
+        struct dmo_renderer *r;
+        REQUIRE(dmo_renderer_new(&cfg, &r) == 0 && dmo_renderer_start(r) == 0);
+        dmo_progress_set_total(p, 100);
+        dmo_progress_set_phase(p, DMO_PHASE_READ);
+        CHECK(WAIT_FOR(frames(succ.next) >= 3));
+        int calls_then = atomic_load(&gone_calls);
+        dmo_progress_add_pages(p, 50);
+        CHECK(WAIT_FOR(frames(succ.next) >= 8));
+        dmo_renderer_stop(r);
+        CHECK_INT(atomic_load(&gone_calls), ==, calls_then); /* not one call after it was gone */
+        CHECK_INT(atomic_load(&gone_calls), ==, 4);          /* three frames, then -ENODEV */
+        CHECK(atomic_load(&succ.asked) >= 3);                /* asked until it was there */
+        CHECK_INT((int)succ.index, ==, 1);
+        CHECK(succ.next->force[0]);        /* its first frame is whole */
+        CHECK(frames(keep) > frames(old)); /* the other screen went on */
+        dmo_renderer_free(r);
+        dmo_progress_free(p);
+        free(old);
+        free(keep);
+        free(succ.next);
+}
+
 DMO_TEST_MAIN(T(test_bar_eases_forward_never_back_and_ends_exact),
               T(test_first_frame_and_requested_frame_are_full), T(test_frame_rate_is_bounded),
               T(test_restart_keeps_the_bar_and_repaints_fully_only_on_request),
@@ -509,4 +581,5 @@ DMO_TEST_MAIN(T(test_bar_eases_forward_never_back_and_ends_exact),
               T(test_password_dialog_takes_keys_shows_bullets_not_abort),
               T(test_password_dialog_esc_cancels_and_wipes),
               T(test_yes_no_keys_and_timeout_default),
-              T(test_dialog_without_keys_or_thread_is_refused))
+              T(test_dialog_without_keys_or_thread_is_refused),
+              T(test_lost_screen_is_replaced_and_never_drawn_again))

@@ -13,7 +13,7 @@
  *   -EEXIST            resume: the image could not be removed, it is
  *                      still on disk (stop the boot)                    → 7
  *   -EXDEV             resume: the image is another kernel's and is kept
- *                      (restart into that kernel)                       → 8
+ *                      (restart into that kernel)                       → 9
  *   any other errno    the command failed: hibernate 6, resume 3 (image
  *                      refused), info 3 (damaged image), preview/theme 6
  *
@@ -26,7 +26,7 @@
  *              configuration error, 3 image refused: nothing restored, swap
  *              area usable again, 4 simulated kernel only: restored content
  *              did not match (a bug), 7 the image could not be removed
- *              (read-only device): still on disk, stop the boot, 8 the
+ *              (read-only device): still on disk, stop the boot, 9 the
  *              image was made by another kernel and is kept: restart and
  *              choose that kernel (or discard it with noresume).
  *   info:      0 an image is present, 1 no image, 2 usage, 3 damaged image.

@@ -28,7 +28,7 @@ static void usage(FILE *f)
               "  --sim-seed N --sim-fault SPEC --sim-kernel-release R --sim-proc DIR\n\n"
               "Exit status: 0 restored, 1 no image, 2 usage, 3 image refused (swap usable "
               "again),\n4 simulated kernel: restored content differed, 7 the image could not be "
-              "removed:\nit is still on disk; stop the boot. 8 the image was made by another "
+              "removed:\nit is still on disk; stop the boot. 9 the image was made by another "
               "kernel and "
               "is\nkept: restart and choose that kernel.\n"),
             DMO_SYSCONFDIR "/dormouse.conf");

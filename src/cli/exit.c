@@ -43,7 +43,7 @@ enum {
         DMO_EXIT_FAILED = 6,
         DMO_EXIT_KEPT = 7, /* resume: the image is still on disk; do not boot on */
         /* resume: kept for the kernel that made it; restart into that one */
-        DMO_EXIT_OTHER_KERNEL = 8,
+        DMO_EXIT_OTHER_KERNEL = 9,
 };
 
 /* Results every command shares, then each command's own; the last row of a

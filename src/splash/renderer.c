@@ -45,6 +45,8 @@ struct dmo_renderer {
         struct dmo_progress *progress;
         struct dmo_output *outputs[DMO_RENDERER_MAX_OUTPUTS];
         size_t n_outputs;
+        struct dmo_output *(*replace_lost)(void *ctx, size_t index);
+        void *replace_ctx;
         unsigned period_ms;
         struct dmo_keys *keys; /* NULL without a key fd, or after its EOF */
         int wake_fd;
@@ -66,6 +68,8 @@ struct dmo_renderer {
         struct dmo_scene scene;
         bool first_frame;
         uint64_t last_ms;
+        bool lost[DMO_RENDERER_MAX_OUTPUTS]; /* device gone: not drawn to */
+        uint64_t reprobe_ms;                 /* when a replacement was last asked for */
 };
 
 static void wake(struct dmo_renderer *r)
@@ -87,6 +91,8 @@ int dmo_renderer_new(const struct dmo_renderer_config *cfg, struct dmo_renderer 
         for (size_t i = 0; i < cfg->n_outputs; i++)
                 r->outputs[i] = cfg->outputs[i];
         r->n_outputs = cfg->n_outputs;
+        r->replace_lost = cfg->replace_lost;
+        r->replace_ctx = cfg->replace_ctx;
         r->period_ms = 1000u / (cfg->fps ? cfg->fps : DEFAULT_FPS);
         r->reboot_after = cfg->reboot_after;
         r->first_frame = true;
@@ -165,11 +171,36 @@ static bool build_scene(struct dmo_renderer *r, uint64_t now_ms, bool final)
         return force;
 }
 
+/* Outputs whose device went away get a replacement when the caller has
+ * one (the new device may take a while to appear: asked again later). */
+static void replace_lost_outputs(struct dmo_renderer *r, uint64_t now_ms)
+{
+        if (!r->replace_lost || now_ms - r->reprobe_ms < DMO_RENDERER_REPROBE_MS)
+                return;
+        r->reprobe_ms = now_ms;
+        for (size_t i = 0; i < r->n_outputs; i++) {
+                if (!r->lost[i])
+                        continue;
+                struct dmo_output *o = r->replace_lost(r->replace_ctx, i);
+                if (!o)
+                        continue;
+                r->outputs[i] = o;
+                r->lost[i] = false;
+                /* A new screen has nothing of ours on it yet. */
+                o->ops->render(o, &r->scene, true);
+        }
+}
+
 static void draw(struct dmo_renderer *r, uint64_t now_ms, bool final)
 {
         bool force = build_scene(r, now_ms, final);
-        for (size_t i = 0; i < r->n_outputs; i++)
-                r->outputs[i]->ops->render(r->outputs[i], &r->scene, force);
+        for (size_t i = 0; i < r->n_outputs; i++) {
+                if (r->lost[i])
+                        continue;
+                if (r->outputs[i]->ops->render(r->outputs[i], &r->scene, force) == -ENODEV)
+                        r->lost[i] = true;
+        }
+        replace_lost_outputs(r, now_ms);
         r->scene.frame_counter++;
 }
 
@@ -301,6 +332,8 @@ static bool poll_once(struct dmo_renderer *r, int timeout_ms)
         }
         for (size_t i = 0; i < r->n_outputs; i++) {
                 struct dmo_output *o = r->outputs[i];
+                if (r->lost[i])
+                        continue;
                 int fd = o->ops->event_fd ? o->ops->event_fd(o) : -1;
                 if (fd < 0 || !o->ops->dispatch)
                         continue;
@@ -432,7 +465,7 @@ int dmo_renderer_settle(struct dmo_renderer *r)
         if (r->running)
                 return -EBUSY;
         for (size_t i = 0; i < r->n_outputs; i++)
-                if (r->outputs[i]->ops->settle)
+                if (!r->lost[i] && r->outputs[i]->ops->settle)
                         r->outputs[i]->ops->settle(r->outputs[i]);
         return 0;
 }

@@ -33,7 +33,19 @@ struct dmo_renderer_config {
         unsigned fps;      /* frames per second, 1..240; 0: 60 */
         int key_fd;        /* the terminal keys come from, -1: none */
         bool reboot_after; /* initial state of the `r` toggle */
+        /* An output whose device went away (its render() said -ENODEV: in
+         * the initramfs the firmware's framebuffer is replaced by the GPU's
+         * own driver) is not drawn to again. With this callback the renderer
+         * asks, on its thread and at most every DMO_RENDERER_REPROBE_MS, for
+         * a replacement of slot `index` until it gets one, then draws the
+         * whole frame on it. The caller owns both outputs: it closes the
+         * lost one (its device is gone: nothing is restored on it). NULL:
+         * a lost output stays dark. */
+        struct dmo_output *(*replace_lost)(void *ctx, size_t index);
+        void *replace_ctx;
 };
+
+#define DMO_RENDERER_REPROBE_MS 100
 
 #define DMO_RENDERER_MAX_OUTPUTS 8
 

@@ -15,6 +15,7 @@
 #include "splash/output/console.h"
 #include "splash/output/output.h"
 #include "splash/renderer.h"
+#include "util/cleanup.h"
 #include "util/i18n.h"
 
 #define MAX_OUTPUTS 3
@@ -75,11 +76,9 @@ static void complete_theme(void *ctx)
         s->images_loaded = true;
 }
 
-static int open_output(struct dmo_splash_session *s, const struct dmo_output_ops *ops,
-                       const char *arg)
+static int open_one(struct dmo_splash_session *s, const struct dmo_output_ops *ops, const char *arg,
+                    struct dmo_output **out)
 {
-        if (s->n_outputs >= MAX_OUTPUTS)
-                return -E2BIG;
         if (ops->needs_theme && !s->theme)
                 return -ENOENT; /* nothing to draw */
         struct dmo_output_config cfg = {
@@ -96,8 +95,16 @@ static int open_output(struct dmo_splash_session *s, const struct dmo_output_ops
                 cfg.tty_fd = dmo_console_fd(s->console);
                 cfg.arg = NULL;
         }
+        return ops->open(&cfg, out);
+}
+
+static int open_output(struct dmo_splash_session *s, const struct dmo_output_ops *ops,
+                       const char *arg)
+{
+        if (s->n_outputs >= MAX_OUTPUTS)
+                return -E2BIG;
         struct dmo_output *o;
-        int r = ops->open(&cfg, &o);
+        int r = open_one(s, ops, arg, &o);
         if (r < 0) {
                 if (ops->is_screen && !s->screen_failed) {
                         s->screen_failed = ops;
@@ -195,6 +202,37 @@ static void report_handover(const struct dmo_splash_session *s)
                _("the splash could not take the display on virtual terminal %d (%s); showing "
                  "text progress there"),
                dmo_console_vt(s->console), why ? why : strerror(-s->screen_err));
+}
+
+/* The renderer's replace_lost, at resume: a screen whose device went away
+ * (in the initramfs the firmware's framebuffer, efifb or simpledrm, gives
+ * way to the GPU's own driver) is closed without restoring anything on it,
+ * and the best screen there is now takes its place: the new driver's DRM
+ * device, else its framebuffer. Asked again until one opens; the kms output
+ * does not wait here, the renderer asks again. */
+static struct dmo_output *replace_lost_screen(void *ctx, size_t index)
+{
+        struct dmo_splash_session *s = ctx;
+        struct dmo_output *lost = s->outputs[index];
+        if (lost) {
+                if (lost->ops->set_retain)
+                        lost->ops->set_retain(lost, true);
+                lost->ops->close(lost);
+                s->outputs[index] = NULL;
+                report(s, DMO_SPLASH_NOTE,
+                       _("the display went away (a graphics driver took it over); the splash "
+                         "follows it to the new device"));
+        }
+        static const struct dmo_output_ops *const screens[] = {&dmo_output_kms, &dmo_output_fbdev};
+        static const char *const args[] = {"timeout=0", NULL};
+        for (size_t i = 0; i < DMO_ARRAY_SIZE(screens); i++) {
+                struct dmo_output *o;
+                if (open_one(s, screens[i], args[i], &o) == 0) {
+                        s->outputs[index] = o;
+                        return o;
+                }
+        }
+        return NULL;
 }
 
 /* With a picture somewhere else (png files, a screen) the text output keeps
@@ -302,6 +340,10 @@ int dmo_splash_session_new(const struct dmo_splash_session_params *p,
             .n_outputs = s->n_outputs,
             .fps = 30,
             .key_fd = s->key_fd,
+            /* Only at resume: a hibernation's devices are frozen, never
+             * unplugged, and nothing may be allocated after its snapshot. */
+            .replace_lost = p->mode == DMO_MODE_RESUME ? replace_lost_screen : NULL,
+            .replace_ctx = s,
         };
         if (s->n_outputs == 0 || dmo_renderer_new(&rc, &s->renderer) < 0 ||
             dmo_renderer_start(s->renderer) < 0) {
@@ -446,7 +488,8 @@ void dmo_splash_session_free(struct dmo_splash_session *s)
                 dmo_renderer_free(s->renderer);
         }
         for (size_t i = 0; i < s->n_outputs; i++)
-                s->outputs[i]->ops->close(s->outputs[i]);
+                if (s->outputs[i])
+                        s->outputs[i]->ops->close(s->outputs[i]);
         if (s->key_fd >= 0)
                 close(s->key_fd);
         /* Last: the desktop gets its VT back once nothing of ours draws. */

@@ -46,8 +46,11 @@ has_word() {
 }
 
 load_modules() {
+	# vmskipmod=NAME: leave that module out (loaded later by the scenario)
+	skip=$(arg vmskipmod "")
 	while read -r m; do
 		[ -n "$m" ] || continue
+		[ -n "$skip" ] && [ "${m%%.ko*}" = "$skip" ] && continue
 		insmod "/lib/modules/$m" || say "MODULE failed $m"
 	done < /modules.order
 	# The disk appears asynchronously after virtio_blk loads.
@@ -176,6 +179,29 @@ fbdev-splash)
 	dormouse hibernate --kernel sim --sim-size 64M --resume-device /dev/vda --splash fbdev \
 		--debug-step-delay 30 </dev/tty1 >/dev/null
 	say "FBDEV rc=$?"
+	;;
+handover)
+	# UEFI firmware: the screen starts as efifb's /dev/fb0, and bochs-drm
+	# (left out above) takes the hardware over while the resume splash is
+	# up, as a distribution's GPU driver does in the initramfs. dormouse
+	# runs the simulated kernel: its splash, nothing restored for real.
+	mkswap /dev/vda >/dev/null
+	dormouse hibernate --kernel sim --sim-size 64M --resume-device /dev/vda --splash none \
+		>/dev/null 2>&1
+	say "HANDOVER devices $(ls /dev/fb0 /dev/dri/card0 2>&1 | tr '\n' ' ')"
+	bochs=$(grep '^bochs\.ko' /modules.order)
+	(
+		sleep "$(arg vmhandover 8)"
+		say "HANDOVER loading bochs"
+		insmod "/lib/modules/$bochs" || say "MODULE failed $bochs"
+		say "HANDOVER loaded $(ls /dev/fb0 /dev/dri/card0 2>&1 | tr '\n' ' ')"
+	) &
+	say "HANDOVER start"
+	dormouse resume --kernel sim --resume-device /dev/vda --debug-step-delay 150 \
+		</dev/tty1 2>/tmp/handover.err >/dev/null
+	say "HANDOVER rc=$?"
+	while read -r l; do say "HANDOVER said: $l"; done </tmp/handover.err
+	wait
 	;;
 first-frame)
 	# The screen is the bochs card's; each program shows one frame. dormouse

@@ -531,8 +531,9 @@ def kill_all_vms():
 class VM:
     """One boot. Serial lines are timestamped on the host clock as they arrive."""
 
-    def __init__(self, h, name, vmtest, disk, extra_append=""):
+    def __init__(self, h, name, vmtest, disk, extra_append="", firmware=None):
         self.h = h
+        self.firmware = firmware  # a -bios image (UEFI), None: SeaBIOS
         self.name = name
         self.sock = h.work / f"mon-{name}.sock"
         self.logpath = h.work / f"serial-{name}.log"
@@ -549,6 +550,7 @@ class VM:
         if self.sock.exists():
             self.sock.unlink()
         cmd = [self.h.qemu, *self.h.accel_args, "-smp", CPUS, "-m", MEMORY, "-no-reboot",
+               *(["-bios", str(self.firmware)] if self.firmware else []),
                "-kernel", str(self.h.boot_kernel), "-initrd", str(self.h.initrd),
                "-append", self.append,
                *disk_args(self.disk),
@@ -1249,6 +1251,59 @@ def scenario_first_frame(h):
             f"runs {base}): {o / max(b, 1):.1f}x and {c / max(b, 1):.1f}x")
 
 
+OVMF = Path("/usr/share/ovmf/OVMF.fd")
+
+
+def scenario_handover(h):
+    """The firmware's framebuffer replaced by the GPU driver while the resume
+    splash is up (issue 8): UEFI firmware (OVMF) gives efifb's /dev/fb0, the
+    splash starts there, then bochs-drm is loaded and takes the hardware
+    over. The splash must follow to the new device (themed frames after the
+    handover, the bar still growing), never draw into the old one, and the
+    resume must end well."""
+    h.need_dormouse()
+    if not OVMF.exists():
+        raise Failure(f"{OVMF} is missing (Debian package ovmf, in tools/packages)")
+    disk = h.new_disk("ho")
+    out = h.out_dir("handover")
+    with VM(h, "ho", "handover", disk, extra_append="vmskipmod=bochs", firmware=OVMF) as vm:
+        idx, _, dm = expect(vm, r"VMTEST: HANDOVER devices (.*)", "the devices before the handover",
+                            180)
+        devices = dm.group(1)
+        idx = expect(vm, r"VMTEST: HANDOVER start", "dormouse resume", 60, since=idx)[0]
+        t_cap = time.monotonic()
+        shots = capture_until(vm, r"VMTEST: HANDOVER rc=", idx, h.work / "shots-ho", "ho",
+                              h.args.shot_interval)
+        _, t_rc, m = expect(vm, r"VMTEST: HANDOVER rc=(\d+)", "dormouse's exit", 180)
+        said = [mm.group(1) for _, _, mm in vm.find_all(r"VMTEST: HANDOVER said: (.*)")]
+        loaded = vm.find_all(r"VMTEST: HANDOVER loaded (.*)")
+        expect_exit(vm, "power-off")
+    if "/dev/fb0 " not in devices + " " or "/dev/dri/card0 " in devices + " ":
+        raise Failure(f"handover: before bochs loaded the VM had {devices!r}: expected efifb's "
+                      f"/dev/fb0 and no DRM card (is it booting with OVMF?)")
+    if not loaded:
+        raise Failure("handover: bochs-drm was never loaded while dormouse ran")
+    t_load = loaded[0][1]
+    if m.group(1) != "0":
+        raise Failure(f"handover: dormouse resume exited {m.group(1)}: {said[-3:]}")
+    if not any("display went away" in s for s in said):
+        raise Failure(f"handover: dormouse did not notice the device going away: {said[-5:]}")
+    saved = save_pngs(shots, out, "handover")
+    themed = [fr for fr, _ in saved if frame_kind(fr, h.theme) == "themed"]
+    before = [fr for fr in themed if t_cap + fr.t < t_load]
+    after = [fr for fr in themed if t_cap + fr.t > t_load + 1]
+    if not before:
+        raise Failure(f"handover: no themed frame on efifb before bochs loaded (see {out})")
+    if len(after) < 2:
+        raise Failure(f"handover: {len(after)} themed frames after bochs took over: the splash "
+                      f"did not follow to the new device (see {out})")
+    _, _, widths = bar_measure(after, h.theme)
+    if widths[-1] <= widths[0]:
+        raise Failure(f"handover: the bar did not grow on the new device: {widths} (see {out})")
+    return (f"{len(before)} themed frames on efifb, {len(after)} on bochs-drm after it took "
+            f"over, bar {widths[0]}→{widths[-1]} px; PNGs in {out}")
+
+
 SCENARIOS = [
     ("kernel-baseline", scenario_kernel_baseline),
     ("dormouse-roundtrip", scenario_dormouse_roundtrip),
@@ -1259,6 +1314,7 @@ SCENARIOS = [
     ("corrupted", scenario_corrupted),
     ("first-frame", scenario_first_frame),
     ("fbdev", scenario_fbdev),
+    ("handover", scenario_handover),
 ]
 
 

@@ -25,6 +25,11 @@
  *   resume (video memory is not part of the image).
  * - render() never blocks for long: a page flip still pending is not waited
  *   for; the frame is shown on the next call.
+ * - render() returns -ENODEV, before touching the device's memory, once
+ *   the device is gone (unplugged: the firmware's framebuffer or simpledrm
+ *   removed when the GPU's own driver loads). The caller then stops using
+ *   the output and closes it after set_retain(true): nothing is restored
+ *   on a device that is not there.
  * - close() restores what open() found (saved CRTC, the text output's tty
  *   mode; the VT's display mode is the console's) unless
  *   dmo_output_set_retain() asked to leave the last frame on screen.

@@ -188,6 +188,13 @@ static void copy_rect(struct fbdev_output *f, const struct dmo_rect *r)
 static int fbdev_render(struct dmo_output *o, const struct dmo_scene *scene, bool force_full)
 {
         struct fbdev_output *f = (struct fbdev_output *)o;
+        /* The framebuffer is unregistered when a GPU driver takes the
+         * hardware over (efifb, vesafb → the native driver's own): its
+         * memory is that driver's now, so not one more pixel goes there.
+         * The fbdev core answers ioctls on such an fd with ENODEV. */
+        struct fb_var_screeninfo v;
+        if (ioctl(f->fd, FBIOGET_VSCREENINFO, &v) < 0 && errno == ENODEV)
+                return -ENODEV;
         struct dmo_rect rects[MAX_DAMAGE];
         unsigned n = 0;
         int err = dmo_painter_paint(f->painter, f->shadow, f->shadow_stride, scene, force_full,

@@ -663,10 +663,21 @@ static int present(struct kms_head *h)
         return 0;
 }
 
+/* Unplugged (simpledrm removed when the GPU's own driver loads): every
+ * ioctl on the device answers ENODEV, and a flip that was pending never
+ * completes. */
+static bool device_gone(const struct kms_output *k)
+{
+        uint64_t v;
+        return drmGetCap(k->fd, DRM_CAP_DUMB_BUFFER, &v) < 0 && errno == ENODEV;
+}
+
 static int kms_render(struct dmo_output *o, const struct dmo_scene *scene, bool force_full)
 {
         struct kms_output *k = (struct kms_output *)o;
         int ret = 0;
+        if (device_gone(k))
+                return -ENODEV;
         for (size_t i = 0; i < k->n_heads; i++) {
                 struct kms_head *h = &k->heads[i];
                 struct dmo_rect rects[MAX_DAMAGE];
