@@ -551,7 +551,8 @@ class VM:
             self.sock.unlink()
         cmd = [self.h.qemu, *self.h.accel_args, "-smp", CPUS, "-m", MEMORY, "-no-reboot",
                *(["-bios", str(self.firmware)] if self.firmware else []),
-               "-kernel", str(self.h.boot_kernel), "-initrd", str(self.h.initrd),
+               "-kernel", str(self.h.kernel.vmlinuz if self.firmware else self.h.boot_kernel),
+               "-initrd", str(self.h.initrd),
                "-append", self.append,
                *disk_args(self.disk),
                "-vga", "std", "-display", "none", "-nic", "none",
