@@ -228,6 +228,19 @@ check "sleep hooks: by name, /etc overrides, /dev/null masks, with the arguments
 	test "$(tr '\n' '|' <"$root/tmp/hooks")" = \
 	"etc/systemd/system-sleep/10-both pre hibernate hibernate|usr/lib/systemd/system-sleep/40-after pre hibernate hibernate|"
 check "sleep hooks: a failing hook is reported" grep -q "30-fails pre hibernate failed" "$tmp/hooks.err"
+env -i PATH=/bin "$chroot" "$root" /bin/sh /sleep-hooks pre hibernate 2>"$tmp/hooks.err"
+check "sleep hooks: pre says nothing of how dormouse ended" sh -c '! grep -q "did not sleep" "$1"' sh "$tmp/hooks.err"
+env -i PATH=/bin EXIT_CODE=exited EXIT_STATUS=5 "$chroot" "$root" /bin/sh /sleep-hooks post hibernate \
+	2>"$tmp/hooks.err"
+check "sleep hooks: post reports a cancelled hibernate (status 5) in the unit's journal" \
+	grep -q "the hibernate was cancelled (dormouse exit status 5)" "$tmp/hooks.err"
+env -i PATH=/bin EXIT_CODE=exited EXIT_STATUS=6 "$chroot" "$root" /bin/sh /sleep-hooks post hibernate \
+	2>"$tmp/hooks.err"
+check "sleep hooks: post reports a failed hibernate" \
+	grep -q "the hibernate failed (dormouse exited with status 6)" "$tmp/hooks.err"
+env -i PATH=/bin EXIT_CODE=exited EXIT_STATUS=0 "$chroot" "$root" /bin/sh /sleep-hooks post hibernate \
+	2>"$tmp/hooks.err"
+check "sleep hooks: post after a resume says nothing more" sh -c '! grep -q "did not sleep" "$1"' sh "$tmp/hooks.err"
 env -i PATH=/bin "$chroot" "$root" /bin/sh /sleep-hooks sideways hibernate 2>/dev/null
 check "sleep hooks: refuse anything but pre or post" test $? = 2
 
