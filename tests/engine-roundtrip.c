@@ -272,6 +272,37 @@ static bool pty_wait_for(int master, const char *want, char *buf, size_t cap)
         return false;
 }
 
+/* Drains the pseudo-terminal until the program exits (killed after ~10 s)
+ * and closes it; what it showed goes to out (out_len > 0). Its exit
+ * status, -1 when it did not exit. */
+static int pty_finish(pid_t pid, int master, char *out, size_t out_len)
+{
+        int status = 0;
+        size_t got = 0;
+        if (out_len)
+                out[0] = '\0';
+        for (int i = 0; i < 500; i++) {
+                char drain[1024];
+                ssize_t n = read(master, drain, sizeof(drain));
+                if (n > 0 && out_len) {
+                        size_t keep = got + (size_t)n < out_len - 1 ? (size_t)n : out_len - 1 - got;
+                        memcpy(out + got, drain, keep);
+                        got += keep;
+                        out[got] = '\0';
+                }
+                if (waitpid(pid, &status, WNOHANG) == pid)
+                        break;
+                struct timespec ts = {0, 20 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+        }
+        if (waitpid(pid, &status, WNOHANG) == 0) {
+                kill(pid, SIGKILL);
+                waitpid(pid, &status, 0);
+        }
+        close(master);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /* Resumes an image of another kernel on a pseudo-terminal with the text
  * splash and answers its questions with keys[0] (keep it and restart?)
  * and, when keys[1] is there, keys[1] (discard it?). The exit status. */
@@ -293,19 +324,7 @@ static int resume_answering(const char *swap, const char *keys)
                 CHECK(pty_wait_for(master, "Discard the saved session for good", buf, sizeof(buf)));
                 CHECK(write(master, keys + 1, 1) == 1);
         }
-        int status = 0;
-        for (int i = 0; i < 500 && waitpid(pid, &status, WNOHANG) == 0; i++) {
-                char drain[1024];
-                (void)!read(master, drain, sizeof(drain));
-                struct timespec ts = {0, 20 * 1000 * 1000};
-                nanosleep(&ts, NULL);
-        }
-        if (waitpid(pid, &status, WNOHANG) == 0) {
-                kill(pid, SIGKILL);
-                waitpid(pid, &status, 0);
-        }
-        close(master);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        return pty_finish(pid, master, NULL, 0);
 }
 
 /* On the splash: Enter keeps the image (the highlighted answer); No then
@@ -675,46 +694,10 @@ static int hibernate_typing(const char *swap, const char *key, char *out, size_t
                 _exit(127);
         }
         /* wait until the data phase shows a percentage, then type */
-        char buf[4096];
-        size_t have = 0;
-        bool writing = false;
-        for (int i = 0; i < 200 && !writing; i++) {
-                struct timespec ts = {0, 20 * 1000 * 1000};
-                nanosleep(&ts, NULL);
-                ssize_t n = read(master, buf + have, sizeof(buf) - 1 - have);
-                if (n > 0) {
-                        have += (size_t)n;
-                        buf[have] = '\0';
-                        writing = strstr(buf, "%") != NULL;
-                        if (have > sizeof(buf) / 2)
-                                have = 0;
-                }
-        }
-        CHECK(writing);
+        static char buf[4096];
+        CHECK(pty_wait_for(master, "%", buf, sizeof(buf)));
         CHECK(write(master, key, strlen(key)) == (ssize_t)strlen(key));
-        int status = 0;
-        size_t got = 0;
-        out[0] = '\0';
-        for (int i = 0; i < 500; i++) {
-                char drain[1024];
-                ssize_t n = read(master, drain, sizeof(drain));
-                if (n > 0) {
-                        size_t keep = got + (size_t)n < out_len - 1 ? (size_t)n : out_len - 1 - got;
-                        memcpy(out + got, drain, keep);
-                        got += keep;
-                        out[got] = '\0';
-                }
-                if (waitpid(pid, &status, WNOHANG) == pid)
-                        break;
-                struct timespec ts = {0, 20 * 1000 * 1000};
-                nanosleep(&ts, NULL);
-        }
-        if (waitpid(pid, &status, WNOHANG) == 0) {
-                kill(pid, SIGKILL);
-                waitpid(pid, &status, 0);
-        }
-        close(master);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        return pty_finish(pid, master, out, out_len);
 }
 
 static void escape_key_aborts_before_the_signature(void)
@@ -746,9 +729,9 @@ DMO_TEST_MAIN(T(round_trip_two_pages), T(round_trip_image_smaller_than_memory),
               T(round_trip_1g), T(round_trip_swap_file_at_an_offset),
               T(no_signature_is_a_quiet_normal_boot), T(not_a_swap_area_says_run_mkswap),
               T(missing_device_is_reported), T(wrong_kernel_keeps_the_image_for_the_right_one),
-              T(wrong_kernel_asks_and_discards_only_when_confirmed),
-              T(noresume_discards_the_image), T(resume_device_from_the_kernel_command_line),
-              T(truncated_device_is_refused), T(image_of_another_machine_is_refused_by_the_kernel),
+              T(wrong_kernel_asks_and_discards_only_when_confirmed), T(noresume_discards_the_image),
+              T(resume_device_from_the_kernel_command_line), T(truncated_device_is_refused),
+              T(image_of_another_machine_is_refused_by_the_kernel),
               T(read_only_device_keeps_the_image_and_stops_the_boot),
               T(resume_refuses_on_a_running_system), T(enospc_mid_write_leaves_plain_swap),
               T(io_errors_on_write_and_read), T(short_transfers_still_round_trip),
