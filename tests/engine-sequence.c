@@ -582,6 +582,12 @@ static void signals_are_ignored_from_the_signature_to_the_shutdown(void)
 static void critical_window_ignores_and_restores_every_signal(void)
 {
         const int *sigs = dmo_critical_signals();
+        /* Defaults first: a test started as a background job inherits
+         * SIGINT and SIGQUIT ignored, which the window must not hide. */
+        struct sigaction dfl = {.sa_handler = SIG_DFL};
+        sigemptyset(&dfl.sa_mask);
+        for (int i = 0; i < DMO_CRITICAL_SIGNALS; i++)
+                sigaction(sigs[i], &dfl, NULL);
         struct dmo_critical c = {0};
         dmo_critical_enter(&c);
         for (int i = 0; i < DMO_CRITICAL_SIGNALS; i++) {
