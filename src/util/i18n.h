@@ -7,6 +7,8 @@
 
 #include "config.h"
 
+#include <stdbool.h>
+
 #if ENABLE_NLS
 #include <libintl.h>
 #define _(s) gettext(s)
@@ -18,5 +20,10 @@
 /* Binds the text domain: LOCALEDIR unless $DORMOUSE_LOCALEDIR is set (used by
  * the tests and the initramfs, which carry catalogs elsewhere). */
 void dmo_i18n_init(void);
+
+/* Whether the interface language reads right to left. Its translators say
+ * so by translating the marker "default:LTR" as "default:RTL" (GTK's
+ * convention), so a new language needs no list in the code. */
+bool dmo_i18n_rtl(void);
 
 #endif

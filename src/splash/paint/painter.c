@@ -55,6 +55,8 @@ struct dmo_painter {
         double scale;
 
         struct dmo_font *font_regular, *font_bold, *font_fallback;
+        struct dmo_font *font_fallback_bold; /* the fallback drawn bold, for bold text */
+        bool rtl;                            /* the interface reads right to left */
         bool have_text;
         bool prewarmed; /* dmo_painter_prewarm() ran */
         struct dmo_textstyle style[DMO_TEXT_COUNT];
@@ -209,12 +211,16 @@ static void draw_background_full(const struct dmo_painter *p, cairo_t *cr)
 static int open_fonts(struct dmo_painter *p)
 {
         const struct dmo_theme *t = p->t;
-        if (!t->font_regular[0] || dmo_font_open(t->font_regular, &p->font_regular) < 0)
+        if (!t->font_regular[0] || dmo_font_open(t->font_regular, false, &p->font_regular) < 0)
                 return -ENOENT;
-        if (!t->font_bold[0] || dmo_font_open(t->font_bold, &p->font_bold) < 0)
+        if (!t->font_bold[0] || dmo_font_open(t->font_bold, false, &p->font_bold) < 0)
                 p->font_bold = NULL;
-        if (t->font_fallback[0] && dmo_font_open(t->font_fallback, &p->font_fallback) < 0)
+        if (t->font_fallback[0] && dmo_font_open(t->font_fallback, false, &p->font_fallback) < 0)
                 p->font_fallback = NULL;
+        /* A bold title stays bold in a script only the fallback has (Arabic
+         * in DejaVu Sans Bold's place): the fallback, emboldened. */
+        if (p->font_fallback && dmo_font_open(t->font_fallback, true, &p->font_fallback_bold) < 0)
+                p->font_fallback_bold = NULL;
         return 0;
 }
 
@@ -223,6 +229,7 @@ static int make_lines(struct dmo_painter *p)
         int r = dmo_shaper_init(&p->shaper, LINE_GLYPHS);
         if (r < 0)
                 return r;
+        p->shaper.prefer_rtl = p->rtl;
         for (int i = 0; i < L_COUNT; i++) {
                 r = dmo_line_init(&p->line[i], LINE_GLYPHS);
                 if (r < 0)
@@ -388,14 +395,16 @@ int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double
         p->w = width;
         p->h = height;
         p->scale = scale > 0 ? scale : auto_scale(width, height, phys_width_mm);
+        p->rtl = dmo_i18n_rtl();
 
         p->have_text = open_fonts(p) == 0;
         if (p->have_text) {
                 for (int i = 0; i < DMO_TEXT_COUNT; i++) {
-                        struct dmo_font *f =
-                            theme->text[i].bold && p->font_bold ? p->font_bold : p->font_regular;
-                        r = dmo_textstyle_init(&p->style[i], f, p->font_fallback,
-                                               theme->text[i].size * p->scale);
+                        bool bold = theme->text[i].bold;
+                        struct dmo_font *f = bold && p->font_bold ? p->font_bold : p->font_regular;
+                        struct dmo_font *fb = bold && p->font_fallback_bold ? p->font_fallback_bold
+                                                                            : p->font_fallback;
+                        r = dmo_textstyle_init(&p->style[i], f, fb, theme->text[i].size * p->scale);
                         if (r < 0)
                                 goto fail;
                 }
@@ -437,6 +446,7 @@ void dmo_painter_free(struct dmo_painter *p)
         dmo_font_free(p->font_regular);
         dmo_font_free(p->font_bold);
         dmo_font_free(p->font_fallback);
+        dmo_font_free(p->font_fallback_bold);
         cairo_surface_destroy(p->base);
         cairo_surface_destroy(p->logo);
         cairo_surface_destroy(p->bar_fill);
@@ -590,7 +600,9 @@ static void draw_bar(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene 
         if (fw > 0 && in->h > 0) {
                 rounded_rect(cr, in->x, in->y, in->w, in->h, ri);
                 cairo_clip(cr);
-                rounded_rect(cr, in->x, in->y, fw, in->h, fmin(ri, fw / 2.0));
+                /* Right-to-left languages read progress from the right. */
+                double fx = p->rtl && t->bar_mirror ? in->x + in->w - fw : in->x;
+                rounded_rect(cr, fx, in->y, fw, in->h, fmin(ri, fw / 2.0));
                 if (p->bar_fill) {
                         cairo_set_source_surface(cr, p->bar_fill, in->x, in->y);
                 } else {
@@ -717,7 +729,9 @@ static void draw_dialog(struct dmo_painter *p, cairo_t *cr, const struct dmo_sce
                 double bw = (b->w - 3 * pad) / 2;
                 for (int i = 0; i < 2; i++) {
                         bool yes = i == 0, hi = yes == sc->dialog.answer_yes;
-                        double bx = b->x + pad + i * (bw + pad);
+                        /* The first answer where reading starts: the right in RTL. */
+                        int slot = p->rtl ? 1 - i : i;
+                        double bx = b->x + pad + slot * (bw + pad);
                         rounded_rect(cr, bx, fy, bw, fh, 6 * s);
                         if (hi) {
                                 set_rgba(cr, &t->dialog_accent);

@@ -73,6 +73,7 @@ struct dmo_theme {
         double logo_halign, logo_valign, logo_width; /* width px at scale 1, 0: image size */
 
         double bar_halign, bar_valign, bar_width, bar_height, bar_border, bar_radius;
+        bool bar_mirror; /* fills from the right in right-to-left languages */
         struct dmo_rgba bar_fg, bar_bg, bar_border_color;
         struct dmo_theme_image bar_fill_image, bar_track_image;
 

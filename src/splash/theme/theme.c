@@ -145,6 +145,7 @@ static const struct keydef keys_bar[] = {
     {"height", V_DOUBLE, TF(bar_height), 0, NULL},
     {"border", V_DOUBLE, TF(bar_border), 0, NULL},
     {"radius", V_DOUBLE, TF(bar_radius), 0, NULL},
+    {"mirror", V_BOOL, TF(bar_mirror), 0, NULL},
     {"color", V_COLOR, TF(bar_fg), 0, NULL},
     {"background", V_COLOR, TF(bar_bg), 0, NULL},
     {"border-color", V_COLOR, TF(bar_border_color), 0, NULL},
@@ -543,6 +544,7 @@ static void set_defaults(struct dmo_theme *t)
         t->bar_width = 0.3;
         t->bar_height = 8;
         t->bar_radius = 4;
+        t->bar_mirror = true;
         t->bar_fg = white;
         t->bar_bg = (struct dmo_rgba){1, 1, 1, 0.18};
         t->bar_border_color = white;
