@@ -105,7 +105,14 @@ void dmo_preview_scene(enum dmo_scene_kind kind, double f, uint32_t frame, struc
         }
 }
 
-static void apply_lang(const char *lang)
+static bool is_english(const char *lang)
+{
+        return !strcmp(lang, "C") || !strcmp(lang, "POSIX") || !strncmp(lang, "en", 2);
+}
+
+/* Speaks lang from here on; one warning when no catalog has it (the text
+ * then stays English). */
+static void apply_lang(const char *lang, struct dmo_diag *diag)
 {
         if (!lang || !*lang)
                 return;
@@ -113,6 +120,12 @@ static void apply_lang(const char *lang)
         /* gettext ignores LANGUAGE in the "C" locale; any UTF-8 locale will do. */
         if (!setlocale(LC_ALL, "C.UTF-8"))
                 setlocale(LC_ALL, "");
+        setlocale(LC_NUMERIC, "C");
+        if (!is_english(lang) && !dmo_i18n_have_catalog())
+                dmo_diag_add(diag, DMO_DIAG_WARNING, "", 0, NULL,
+                             _("--lang %s: no catalog for this language in %s; the text "
+                               "stays in English"),
+                             lang, dmo_i18n_localedir());
 }
 
 static void fill_extra(const struct dmo_preview_params *p, struct dmo_scene *sc)
@@ -129,7 +142,8 @@ static void fill_extra(const struct dmo_preview_params *p, struct dmo_scene *sc)
         } else if (p->dialog == DMO_DIALOG_QUESTION) {
                 snprintf(sc->dialog.prompt, sizeof(sc->dialog.prompt), "%s",
                          _("Continue booting without resuming?"));
-                sc->dialog.answer_yes = true;
+                /* "Yes" discards the saved session: never the pre-selected answer. */
+                sc->dialog.answer_yes = false;
         }
 }
 
@@ -142,7 +156,7 @@ int dmo_preview_render(const struct dmo_preview_params *p, struct dmo_diag *diag
 
         if (!p->output || !p->theme)
                 return -EINVAL;
-        apply_lang(p->lang);
+        apply_lang(p->lang, diag);
         r = dmo_theme_load(p->theme, p->paths, &theme, diag);
         if (r < 0)
                 return r;

@@ -57,6 +57,7 @@ struct dmo_painter {
         struct dmo_font *font_regular, *font_bold, *font_fallback;
         struct dmo_font *font_fallback_bold; /* the fallback drawn bold, for bold text */
         bool rtl;                            /* the interface reads right to left */
+        char decimal[8];                     /* decimal separator of numbers shown */
         bool have_text;
         bool prewarmed; /* dmo_painter_prewarm() ran */
         struct dmo_textstyle style[DMO_TEXT_COUNT];
@@ -396,6 +397,7 @@ int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double
         p->h = height;
         p->scale = scale > 0 ? scale : auto_scale(width, height, phys_width_mm);
         p->rtl = dmo_i18n_rtl();
+        dmo_i18n_decimal_point(p->decimal, sizeof(p->decimal));
 
         p->have_text = open_fonts(p) == 0;
         if (p->have_text) {
@@ -492,16 +494,40 @@ static void format_eta(char *buf, size_t len, double eta)
         }
 }
 
-static void format_size(char *buf, size_t len, uint64_t bytes)
+/* "4.9 GB" with the language's decimal separator ("4,9 GB"); the unit as
+ * the translators write it. */
+static void format_size(const struct dmo_painter *p, char *buf, size_t len, uint64_t bytes)
 {
-        double v = (double)bytes;
-        if (v >= 1e9)
-                snprintf(buf, len, _("%.1f GB"), v / 1e9);
-        else
-                snprintf(buf, len, _("%.0f MB"), v / 1e6);
+        if (bytes >= 1000000000ull) {
+                uint64_t tenths = (bytes + 50000000ull) / 100000000ull;
+                char num[32];
+                snprintf(num, sizeof(num), "%llu%s%u", (unsigned long long)(tenths / 10),
+                         p->decimal, (unsigned)(tenths % 10));
+                /* TRANSLATORS: an amount in gigabytes; %s is the number with
+                 * its decimal separator already in it ("4.9", "4,9"). */
+                snprintf(buf, len, _("%s GB"), num);
+        } else {
+                snprintf(buf, len, _("%llu MB"),
+                         (unsigned long long)((bytes + 500000ull) / 1000000ull));
+        }
 }
 
-static void build_stats(const struct dmo_scene *sc, char *out, size_t len)
+/* The stats line's percent: the share of the image moved, from the same two
+ * counts as the amounts printed beside it ("38% · 4.9 GB of 12.9 GB"). The
+ * bar shows the whole job (doc/themes.md). -1 when nothing is counted yet. */
+static int data_percent(const struct dmo_progress_snapshot *pr)
+{
+        if (pr->pages_total == 0)
+                return -1;
+        uint64_t done = pr->pages_done < pr->pages_total ? pr->pages_done : pr->pages_total;
+        /* Rounded like the amounts are, so 4.9 of 12.9 says 38%; 100% only
+         * when everything is done. */
+        int pct = (int)((done * 200 + pr->pages_total) / (2 * pr->pages_total));
+        return pct == 100 && done < pr->pages_total ? 99 : pct;
+}
+
+static void build_stats(const struct dmo_painter *p, const struct dmo_scene *sc, char *out,
+                        size_t len)
 {
         const struct dmo_progress_snapshot *pr = &sc->progress;
         const char *sep = _(" · ");
@@ -515,15 +541,17 @@ static void build_stats(const struct dmo_scene *sc, char *out, size_t len)
 
         out[0] = '\0';
         APPEND("%s", dmo_phase_label(pr->phase));
-        if (sc->kind == DMO_SCENE_HIBERNATE || sc->kind == DMO_SCENE_RESUME) {
+        int pct = data_percent(pr);
+        if (pct >= 0 && (sc->kind == DMO_SCENE_HIBERNATE || sc->kind == DMO_SCENE_RESUME)) {
                 APPEND("%s", sep);
-                APPEND(_("%d%%"), (int)floor(fmin(fmax(sc->bar_fraction, 0), 1) * 100));
+                APPEND(_("%d%%"), pct);
         }
         uint64_t page = 4096;
         if (pr->pages_total > 0) {
                 char done[32], total[32];
-                format_size(done, sizeof(done), pr->pages_done * page);
-                format_size(total, sizeof(total), pr->pages_total * page);
+                uint64_t d = pr->pages_done < pr->pages_total ? pr->pages_done : pr->pages_total;
+                format_size(p, done, sizeof(done), d * page);
+                format_size(p, total, sizeof(total), pr->pages_total * page);
                 APPEND("%s", sep);
                 APPEND(_("%s of %s"), done, total);
         }
@@ -894,7 +922,7 @@ int dmo_painter_paint(struct dmo_painter *p, uint8_t *pixels, int stride,
         now.dialog.prompt[sizeof(now.dialog.prompt) - 1] = '\0';
         char stats[256], detail[256];
         if (p->t->mode[sc->kind].show_stats)
-                build_stats(sc, stats, sizeof(stats));
+                build_stats(p, sc, stats, sizeof(stats));
         else
                 stats[0] = '\0';
         if (sc->detail[0])
