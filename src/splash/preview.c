@@ -134,12 +134,18 @@ static void fill_extra(const struct dmo_preview_params *p, struct dmo_scene *sc)
                 snprintf(sc->progress.message, sizeof(sc->progress.message), "%s", p->message);
         if (p->detail)
                 snprintf(sc->detail, sizeof(sc->detail), "%s", p->detail);
-        sc->dialog.kind = p->dialog;
-        if (p->dialog == DMO_DIALOG_PASSWORD) {
+        dmo_preview_dialog(p->dialog, p->bullets, sc);
+}
+
+void dmo_preview_dialog(enum dmo_dialog_kind kind, unsigned bullets, struct dmo_scene *sc)
+{
+        memset(&sc->dialog, 0, sizeof(sc->dialog));
+        sc->dialog.kind = kind;
+        if (kind == DMO_DIALOG_PASSWORD) {
                 snprintf(sc->dialog.prompt, sizeof(sc->dialog.prompt), "%s",
                          _("Passphrase for the hibernation image:"));
-                sc->dialog.bullets = p->bullets;
-        } else if (p->dialog == DMO_DIALOG_QUESTION) {
+                sc->dialog.bullets = bullets;
+        } else if (kind == DMO_DIALOG_QUESTION) {
                 snprintf(sc->dialog.prompt, sizeof(sc->dialog.prompt), "%s",
                          _("Continue booting without resuming?"));
                 /* "Yes" discards the saved session: never the pre-selected answer. */

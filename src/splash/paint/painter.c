@@ -65,8 +65,9 @@ struct dmo_painter {
         struct dmo_shaper shaper;
         struct dmo_line line[L_COUNT];
 
-        cairo_surface_t *base; /* background when it is not a plain colour */
-        cairo_surface_t *logo; /* scaled to its drawn size */
+        cairo_surface_t *base;                       /* background when it is not a plain colour */
+        cairo_surface_t *logo;                       /* scaled to its drawn size */
+        cairo_surface_t *mode_logo[DMO_SCENE_KINDS]; /* a mode's own, in the same box */
         cairo_surface_t *bar_fill, *bar_track;
         cairo_surface_t *throbber[DMO_THEME_MAX_THROBBER];
 
@@ -74,6 +75,8 @@ struct dmo_painter {
         bool box_shown[DMO_BOX_COUNT];
         struct dmo_rect ink[DMO_BOX_COUNT];
         bool ink_valid[DMO_BOX_COUNT];
+        bool measure;                   /* dmo_painter_measure_contrast() was called */
+        double contrast[DMO_BOX_COUNT]; /* worst text/background ratio, when measuring */
         double bar_radius, bar_border;
 
         struct target targets[MAX_TARGETS];
@@ -130,11 +133,16 @@ double dmo_painter_scale(const struct dmo_painter *p)
 
 static double auto_scale(int w, int h, int phys_mm)
 {
+        double s;
         if (phys_mm > 0) {
                 double dpi = w / (phys_mm / 25.4);
-                return dpi > 190 ? 2 : 1;
+                s = dpi > 190 ? 2 : 1;
+        } else {
+                s = h >= 2000 ? 2 : 1;
         }
-        return h >= 2000 ? 2 : 1;
+        /* Themes are laid out for at least 960×720 (in scale-1 pixels);
+         * smaller screens get everything smaller rather than overlapping. */
+        return s * fmin(1, fmin(w / s / 960.0, h / s / 720.0));
 }
 
 static cairo_surface_t *scaled_copy(cairo_surface_t *src, int w, int h)
@@ -364,8 +372,14 @@ static int prepare_images(struct dmo_painter *p)
                 cairo_destroy(cr);
         }
         cairo_surface_t *img = dmo_theme_image_pick(&t->logo, p->scale, &is);
-        if (p->box_shown[DMO_BOX_LOGO])
+        if (p->box_shown[DMO_BOX_LOGO]) {
                 p->logo = scaled_copy(img, p->box[DMO_BOX_LOGO].w, p->box[DMO_BOX_LOGO].h);
+                for (int k = 0; k < DMO_SCENE_KINDS; k++) {
+                        img = dmo_theme_image_pick(&t->mode[k].logo, p->scale, &is);
+                        p->mode_logo[k] =
+                            scaled_copy(img, p->box[DMO_BOX_LOGO].w, p->box[DMO_BOX_LOGO].h);
+                }
+        }
         const struct dmo_rect *in = &p->box[DMO_BOX_BAR_FILL];
         img = dmo_theme_image_pick(&t->bar_fill_image, p->scale, &is);
         p->bar_fill = scaled_copy(img, in->w, in->h);
@@ -451,6 +465,8 @@ void dmo_painter_free(struct dmo_painter *p)
         dmo_font_free(p->font_fallback_bold);
         cairo_surface_destroy(p->base);
         cairo_surface_destroy(p->logo);
+        for (int k = 0; k < DMO_SCENE_KINDS; k++)
+                cairo_surface_destroy(p->mode_logo[k]);
         cairo_surface_destroy(p->bar_fill);
         cairo_surface_destroy(p->bar_track);
         for (int i = 0; i < DMO_THEME_MAX_THROBBER; i++)
@@ -472,6 +488,20 @@ bool dmo_painter_text_extent(const struct dmo_painter *p, enum dmo_painter_box w
         if ((unsigned)which >= DMO_BOX_COUNT || !p->ink_valid[which])
                 return false;
         *out = p->ink[which];
+        return true;
+}
+
+void dmo_painter_measure_contrast(struct dmo_painter *p)
+{
+        p->measure = true;
+}
+
+bool dmo_painter_text_contrast(const struct dmo_painter *p, enum dmo_painter_box which,
+                               double *ratio)
+{
+        if ((unsigned)which >= DMO_BOX_COUNT || !p->measure || !p->ink_valid[which])
+                return false;
+        *ratio = p->contrast[which];
         return true;
 }
 
@@ -644,9 +674,55 @@ static void draw_bar(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene 
         cairo_restore(cr);
 }
 
+/* WCAG 2 relative luminance of an sRGB colour (components 0..1). */
+static double luminance(double r, double g, double b)
+{
+        double c[3] = {r, g, b};
+        for (int i = 0; i < 3; i++)
+                c[i] = c[i] <= 0.04045 ? c[i] / 12.92 : pow((c[i] + 0.055) / 1.055, 2.4);
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+}
+
+static double contrast_ratio(double la, double lb)
+{
+        return (fmax(la, lb) + 0.05) / (fmin(la, lb) + 0.05);
+}
+
+/* The lowest contrast between the text colour (over what is there) and any
+ * pixel of the area the text is about to cover: a star under a glyph
+ * counts. Only when measuring (theme check); reads the target surface. */
+static double worst_contrast(cairo_t *cr, const struct dmo_rgba *c, double x, double y, double w,
+                             double h)
+{
+        cairo_surface_t *s = cairo_get_target(cr);
+        cairo_surface_flush(s);
+        const uint8_t *px = cairo_image_surface_get_data(s);
+        int stride = cairo_image_surface_get_stride(s), sw = cairo_image_surface_get_width(s),
+            sh = cairo_image_surface_get_height(s);
+        int x0 = (int)fmax(0, floor(x)), y0 = (int)fmax(0, floor(y));
+        int x1 = (int)fmin(sw, ceil(x + w)), y1 = (int)fmin(sh, ceil(y + h));
+        double worst = 21;
+        for (int j = y0; j < y1; j++) {
+                const uint32_t *row = (const uint32_t *)(px + (size_t)j * stride);
+                for (int i = x0; i < x1; i++) {
+                        double br = (row[i] >> 16 & 0xff) / 255.0,
+                               bg = (row[i] >> 8 & 0xff) / 255.0, bb = (row[i] & 0xff) / 255.0;
+                        double lt =
+                            luminance(c->r * c->a + br * (1 - c->a), c->g * c->a + bg * (1 - c->a),
+                                      c->b * c->a + bb * (1 - c->a));
+                        worst = fmin(worst, contrast_ratio(lt, luminance(br, bg, bb)));
+                }
+        }
+        return worst;
+}
+
+/* A line wider than its box is drawn smaller, down to this fraction of its
+ * size, before it is cut: a long translated error still reads whole. */
+#define FIT_MIN 0.75
+
 static void draw_line_in_box(struct dmo_painter *p, cairo_t *cr, enum dmo_painter_box bi,
                              const struct dmo_line *l, enum dmo_align align,
-                             const struct dmo_rgba *color)
+                             const struct dmo_rgba *color, const struct dmo_rgba *backing)
 {
         const struct dmo_rect *bx = &p->box[bi];
         p->ink_valid[bi] = false;
@@ -655,32 +731,58 @@ static void draw_line_in_box(struct dmo_painter *p, cairo_t *cr, enum dmo_painte
         /* "start" is the reading start: the right edge for RTL text. */
         if (l->rtl && align != DMO_ALIGN_CENTER)
                 align = align == DMO_ALIGN_START ? DMO_ALIGN_END : DMO_ALIGN_START;
+        double k = l->width > bx->w ? fmax(bx->w / l->width, FIT_MIN) : 1;
+        double w = l->width * k;
         double x;
-        if (l->width > bx->w)
-                x = l->rtl ? bx->x + bx->w - l->width : bx->x;
+        if (w > bx->w)
+                x = l->rtl ? bx->x + bx->w - w : bx->x;
         else if (align == DMO_ALIGN_START)
                 x = bx->x;
         else if (align == DMO_ALIGN_END)
-                x = bx->x + bx->w - l->width;
+                x = bx->x + bx->w - w;
         else
-                x = bx->x + (bx->w - l->width) / 2;
-        x = round(x);
-        double y =
-            round(bx->y + (bx->h - (l->style->ascent + l->style->descent)) / 2 + l->style->ascent);
+                x = bx->x + (bx->w - w) / 2;
+        x = k == 1 ? round(x) : x;
+        double asc = l->style->ascent * k, desc = l->style->descent * k;
+        double y = round(bx->y + (bx->h - (asc + desc)) / 2 + asc);
         cairo_save(cr);
         cairo_rectangle(cr, bx->x, bx->y, bx->w, bx->h);
         cairo_clip(cr);
-        set_rgba(cr, color);
-        dmo_line_draw(cr, l, x, y);
-        cairo_restore(cr);
+        if (backing && backing->a > 0) {
+                /* A band as tall as the box, round-ended, inside the box. */
+                double r = bx->h / 2.0, bx0 = fmax(bx->x, x - r),
+                       bx1 = fmin(bx->x + bx->w, x + w + r);
+                rounded_rect(cr, bx0, bx->y, bx1 - bx0, bx->h, r);
+                set_rgba(cr, backing);
+                cairo_fill(cr);
+        }
         double x0, y0, x1, y1;
-        if (dmo_line_ink(l, &x0, &y0, &x1, &y1)) {
-                struct dmo_rect ink = {(int)floor(x + x0), (int)floor(y + y0),
-                                       (int)ceil(x1 - x0) + 1, (int)ceil(y1 - y0) + 1};
+        bool inked = dmo_line_ink(l, &x0, &y0, &x1, &y1);
+        if (p->measure && inked)
+                p->contrast[bi] =
+                    worst_contrast(cr, color, x + x0 * k, y + y0 * k, (x1 - x0) * k, (y1 - y0) * k);
+        set_rgba(cr, color);
+        cairo_translate(cr, x, y);
+        cairo_scale(cr, k, k);
+        dmo_line_draw(cr, l, 0, 0);
+        cairo_restore(cr);
+        if (inked) {
+                /* The pixels the ink touches (antialiasing included). */
+                int ix0 = (int)floor(x + x0 * k), iy0 = (int)floor(y + y0 * k);
+                int ix1 = (int)ceil(x + x1 * k), iy1 = (int)ceil(y + y1 * k);
+                struct dmo_rect ink = {ix0, iy0, ix1 - ix0, iy1 - iy0};
                 /* Not cut to the box: theme check uses it to find text that does not fit. */
                 p->ink[bi] = ink;
                 p->ink_valid[bi] = true;
         }
+}
+
+/* One of the theme's text elements, in its colours. */
+static void draw_text(struct dmo_painter *p, cairo_t *cr, enum dmo_text_slot which,
+                      enum dmo_painter_box box, const struct dmo_line *l)
+{
+        const struct dmo_theme_text *tt = &p->t->text[which];
+        draw_line_in_box(p, cr, box, l, tt->align, &tt->color, &tt->backing);
 }
 
 static void draw_throbber(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene *sc)
@@ -727,14 +829,13 @@ static void draw_dialog(struct dmo_painter *p, cairo_t *cr, const struct dmo_sce
         cairo_stroke(cr);
 
         /* prompt */
-        struct dmo_rect saved = p->box[DMO_BOX_DETAIL];
-        bool saved_ink = p->ink_valid[DMO_BOX_DETAIL];
-        struct dmo_rect saved_inkr = p->ink[DMO_BOX_DETAIL];
         dmo_line_shape(&p->shaper, &p->line[L_PROMPT], &p->dialog_style, sc->dialog.prompt);
-        p->box[DMO_BOX_DETAIL] = (struct dmo_rect){iround(b->x + pad), iround(b->y + pad),
-                                                   iround(b->w - 2 * pad), iround(lh)};
-        draw_line_in_box(p, cr, DMO_BOX_DETAIL, &p->line[L_PROMPT], DMO_ALIGN_START,
-                         &t->dialog_text);
+        /* Room above and below for accents and descenders (the padding has it). */
+        p->box[DMO_BOX_PROMPT] = (struct dmo_rect){iround(b->x + pad), iround(b->y + pad - 4 * s),
+                                                   iround(b->w - 2 * pad), iround(lh + 8 * s)};
+        p->box_shown[DMO_BOX_PROMPT] = true;
+        draw_line_in_box(p, cr, DMO_BOX_PROMPT, &p->line[L_PROMPT], DMO_ALIGN_START,
+                         &t->dialog_text, NULL);
 
         double fy = b->y + pad + lh + 12 * s, fh = lh + 16 * s;
         if (sc->dialog.kind == DMO_DIALOG_PASSWORD) {
@@ -755,6 +856,16 @@ static void draw_dialog(struct dmo_painter *p, cairo_t *cr, const struct dmo_sce
                 cairo_fill(cr);
         } else if (sc->dialog.kind == DMO_DIALOG_QUESTION) {
                 double bw = (b->w - 3 * pad) / 2;
+                /* The selected answer's text: the theme's, or black or white,
+                 * whichever reads better on the accent. */
+                struct dmo_rgba on_accent = t->dialog_accent_text;
+                if (on_accent.a <= 0) {
+                        const struct dmo_rgba *a = &t->dialog_accent;
+                        double la = luminance(a->r, a->g, a->b);
+                        bool dark = contrast_ratio(la, 0) >= contrast_ratio(la, 1);
+                        on_accent = dark ? (struct dmo_rgba){0.06, 0.07, 0.09, 1}
+                                         : (struct dmo_rgba){1, 1, 1, 1};
+                }
                 for (int i = 0; i < 2; i++) {
                         bool yes = i == 0, hi = yes == sc->dialog.answer_yes;
                         /* The first answer where reading starts: the right in RTL. */
@@ -768,15 +879,14 @@ static void draw_dialog(struct dmo_painter *p, cairo_t *cr, const struct dmo_sce
                                 set_rgba(cr, &t->dialog_border);
                                 cairo_stroke(cr);
                         }
-                        p->box[DMO_BOX_DETAIL] =
+                        enum dmo_painter_box which = yes ? DMO_BOX_YES : DMO_BOX_NO;
+                        p->box[which] =
                             (struct dmo_rect){iround(bx), iround(fy), iround(bw), iround(fh)};
-                        draw_line_in_box(p, cr, DMO_BOX_DETAIL, &p->line[yes ? L_YES : L_NO],
-                                         DMO_ALIGN_CENTER, &t->dialog_text);
+                        p->box_shown[which] = true;
+                        draw_line_in_box(p, cr, which, &p->line[yes ? L_YES : L_NO],
+                                         DMO_ALIGN_CENTER, hi ? &on_accent : &t->dialog_text, NULL);
                 }
         }
-        p->box[DMO_BOX_DETAIL] = saved;
-        p->ink_valid[DMO_BOX_DETAIL] = saved_ink;
-        p->ink[DMO_BOX_DETAIL] = saved_inkr;
         cairo_restore(cr);
 }
 
@@ -794,32 +904,27 @@ static void draw_all(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene 
                 cairo_set_source_rgb(cr, t->bg_color.r, t->bg_color.g, t->bg_color.b);
                 cairo_paint(cr);
         }
-        if (p->logo && m->show_logo) {
-                cairo_set_source_surface(cr, p->logo, p->box[DMO_BOX_LOGO].x,
-                                         p->box[DMO_BOX_LOGO].y);
+        cairo_surface_t *logo = p->mode_logo[sc->kind] ? p->mode_logo[sc->kind] : p->logo;
+        if (logo && m->show_logo) {
+                cairo_set_source_surface(cr, logo, p->box[DMO_BOX_LOGO].x, p->box[DMO_BOX_LOGO].y);
                 cairo_paint(cr);
         }
         if (t->text[DMO_TEXT_TITLE].show)
-                draw_line_in_box(p, cr, DMO_BOX_TITLE, &p->line[L_TITLE0 + sc->kind],
-                                 t->text[DMO_TEXT_TITLE].align, &t->text[DMO_TEXT_TITLE].color);
+                draw_text(p, cr, DMO_TEXT_TITLE, DMO_BOX_TITLE, &p->line[L_TITLE0 + sc->kind]);
         /* A dialog takes the place of the subtitle, bar and progress lines;
          * drawing them half hidden behind it looks broken. */
         bool dialog = sc->dialog.kind != DMO_DIALOG_NONE;
         if (t->text[DMO_TEXT_SUBTITLE].show && !dialog)
-                draw_line_in_box(p, cr, DMO_BOX_SUBTITLE, &p->line[L_SUBTITLE0 + sc->kind],
-                                 t->text[DMO_TEXT_SUBTITLE].align,
-                                 &t->text[DMO_TEXT_SUBTITLE].color);
+                draw_text(p, cr, DMO_TEXT_SUBTITLE, DMO_BOX_SUBTITLE,
+                          &p->line[L_SUBTITLE0 + sc->kind]);
         if (m->show_bar && !dialog)
                 draw_bar(p, cr, sc);
         if (m->show_stats && t->text[DMO_TEXT_STATS].show && !dialog)
-                draw_line_in_box(p, cr, DMO_BOX_STATS, &p->line[L_STATS],
-                                 t->text[DMO_TEXT_STATS].align, &t->text[DMO_TEXT_STATS].color);
+                draw_text(p, cr, DMO_TEXT_STATS, DMO_BOX_STATS, &p->line[L_STATS]);
         if (t->text[DMO_TEXT_MESSAGE].show && !dialog)
-                draw_line_in_box(p, cr, DMO_BOX_MESSAGE, &p->line[L_MESSAGE],
-                                 t->text[DMO_TEXT_MESSAGE].align, &t->text[DMO_TEXT_MESSAGE].color);
+                draw_text(p, cr, DMO_TEXT_MESSAGE, DMO_BOX_MESSAGE, &p->line[L_MESSAGE]);
         if (t->text[DMO_TEXT_DETAIL].show)
-                draw_line_in_box(p, cr, DMO_BOX_DETAIL, &p->line[L_DETAIL],
-                                 t->text[DMO_TEXT_DETAIL].align, &t->text[DMO_TEXT_DETAIL].color);
+                draw_text(p, cr, DMO_TEXT_DETAIL, DMO_BOX_DETAIL, &p->line[L_DETAIL]);
         if (m->show_throbber && p->box_shown[DMO_BOX_THROBBER])
                 draw_throbber(p, cr, sc);
         if (sc->dialog.kind != DMO_DIALOG_NONE)
@@ -950,6 +1055,8 @@ int dmo_painter_paint(struct dmo_painter *p, uint8_t *pixels, int stride,
         if (full) {
                 add_damage(damage, max_damage, &nd, (struct dmo_rect){0, 0, p->w, p->h}, p->w,
                            p->h);
+                /* What this frame does not draw is no longer on the screen. */
+                memset(p->ink_valid, 0, sizeof(p->ink_valid));
         } else {
                 const struct dmo_theme_mode *m = &p->t->mode[sc->kind];
                 if (m->show_bar && was->bar_px != now.bar_px)

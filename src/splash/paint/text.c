@@ -121,10 +121,16 @@ int dmo_textstyle_init(struct dmo_textstyle *st, struct dmo_font *primary,
                 }
         }
         cairo_font_options_destroy(opt);
-        cairo_font_extents_t fe;
-        cairo_scaled_font_extents(st->sfont[0], &fe);
-        st->ascent = fe.ascent;
-        st->descent = fe.descent;
+        /* The line's height covers both fonts: Arabic reaches deeper than
+         * Latin, and a box sized for Latin alone would cut it. */
+        for (int i = 0; i < 2; i++) {
+                if (!st->sfont[i])
+                        continue;
+                cairo_font_extents_t fe;
+                cairo_scaled_font_extents(st->sfont[i], &fe);
+                st->ascent = fmax(st->ascent, fe.ascent);
+                st->descent = fmax(st->descent, fe.descent);
+        }
         return 0;
 }
 
@@ -209,7 +215,6 @@ static uint32_t utf8_next(const char *s, size_t len, size_t *i)
         *i += n;
         return c;
 }
-
 
 static void decode(const char *s, size_t len, struct dmo_shaper_chars *c)
 {

@@ -45,7 +45,7 @@ struct dmo_textstyle {
         struct dmo_font *font[2]; /* primary, fallback (may be NULL) */
         cairo_scaled_font_t *sfont[2];
         double size;            /* px */
-        double ascent, descent; /* of the primary font at this size, px */
+        double ascent, descent; /* the larger of both fonts' at this size, px */
 };
 
 int dmo_textstyle_init(struct dmo_textstyle *st, struct dmo_font *primary,
