@@ -74,6 +74,12 @@ static void unknown_names_are_usage_errors(void)
         CHECK_STR_CONTAINS(output(), "--shutdown: \"halt\" is unknown");
         CHECK_INT(run("hibernate --kernel sim --compress brotli"), ==, 2);
         CHECK_STR_CONTAINS(output(), "--compress: \"brotli\" is unknown");
+        CHECK_INT(run("hibernate --kernel sim --splash plymouth"), ==, 2);
+        CHECK_STR_CONTAINS(output(), "--splash: \"plymouth\" is unknown");
+        CHECK_INT(run("resume --kernel sim --splash kmsx"), ==, 2);
+        CHECK_INT(run("theme --help"), ==, 0);
+        CHECK_STR_CONTAINS(output(), "Usage: dormouse theme check");
+        CHECK_INT(run("theme check --help"), ==, 0);
         CHECK_INT(run("%s", ""), ==, 2);
         CHECK_INT(run("--help"), ==, 0);
         CHECK_INT(run("hibernate --help"), ==, 0);
@@ -88,12 +94,14 @@ static void config_notes_are_notes(void)
         snprintf(conf, sizeof(conf), "%s/dormouse.conf", dmo_test_tmpdir());
         FILE *f = fopen(conf, "w");
         REQUIRE(f);
-        fputs("frobnicate = 1\n", f);
+        fputs("frobnicate = 1\nsplash = plymouth\n", f);
         fclose(f);
         /* the run stops at the missing resume device, after reading the config */
         run("hibernate --kernel sim --config '%s' --cmdline /dev/null", conf);
         CHECK_STR_CONTAINS(output(), "dormouse: note: ");
         CHECK_STR_CONTAINS(output(), "unknown key \"frobnicate\"");
+        /* a splash the program does not have: named with its file and line */
+        CHECK_STR_CONTAINS(output(), "dormouse.conf:2: \"splash\": value \"plymouth\"");
         CHECK_STR_CONTAINS(output(), "dormouse: error: no resume device");
 }
 

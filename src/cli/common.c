@@ -140,6 +140,12 @@ int dmo_cli_common_option(struct dmo_cli_common *c, int opt, const char *arg)
                 c->sim_proc = arg;
                 return 1;
         case OPT_SPLASH:
+                if (!dmo_splash_spec_known(arg)) {
+                        dmo_cli_error(_("--splash: \"%s\" is unknown; use kms, fbdev, text, "
+                                        "png:DIR or none"),
+                                      arg);
+                        return -EINVAL;
+                }
                 c->splash = arg;
                 return 1;
         case OPT_THEME:
