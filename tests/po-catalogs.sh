@@ -165,6 +165,8 @@ else
 		fr) word="zone d'échange" ;;
 		es) word="área de intercambio" ;;
 		ar) word="منطقة التبديل" ;;
+		it) word="area di swap" ;;
+		he) word="אזור ההחלפה" ;;
 		*) word="" ;;
 		esac
 		out=$(env -u LC_ALL -u LC_MESSAGES LANG=C.UTF-8 LANGUAGE="$lang" \
