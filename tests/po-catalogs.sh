@@ -166,6 +166,7 @@ else
 		es) word="área de intercambio" ;;
 		ar) word="منطقة التبديل" ;;
 		it) word="area di swap" ;;
+		pt_BR) word="área de troca" ;;
 		he) word="אזור ההחלפה" ;;
 		*) word="" ;;
 		esac
@@ -205,7 +206,8 @@ fi
 # Plural forms through the compiled catalogs (the gettext tools' ngettext).
 if command -v ngettext >/dev/null 2>&1; then
 	for spec in "ar 0 0" "ar 1 1" "ar 2 2" "ar 5 3" "ar 11 4" "ar 100 5" \
-		"de 1 0" "de 2 1" "fr 1 0" "fr 0 0" "fr 2 1" "es 1 0" "es 0 1"; do
+		"de 1 0" "de 2 1" "fr 1 0" "fr 0 0" "fr 2 1" "es 1 0" "es 0 1" \
+		"it 1 0" "it 0 1" "pt_BR 0 0" "pt_BR 1 0" "pt_BR 2 1"; do
 		set -- $spec
 		lang=$1 count=$2 form=$3
 		[ -r "$srcdir/po/$lang.po" ] || continue
