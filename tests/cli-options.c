@@ -2,6 +2,9 @@
  * that names the option and says what to give; behaviour changes of the
  * one number parser are pinned here. Runs the dormouse binary. */
 #include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "tests/testlib.h"
 
@@ -27,7 +30,9 @@ static void bad_numbers_name_the_option_and_the_range(void)
 static void bad_sizes_say_how_to_write_one(void)
 {
         CHECK_INT(run("hibernate --kernel sim --sim-size 0"), ==, 2);
-        CHECK_STR_CONTAINS(output(), "--sim-size: 0 is too small");
+        CHECK_STR_CONTAINS(output(), "--sim-size: 0 is too small; give a size from 64K to 64G");
+        CHECK_INT(run("hibernate --kernel sim --sim-size 100T"), ==, 2);
+        CHECK_STR_CONTAINS(output(), "--sim-size: 100T is too large; give a size from 64K to 64G");
         CHECK_INT(run("hibernate --kernel sim --sim-size 12Q"), ==, 2);
         CHECK_STR_CONTAINS(output(), "K, M, G or T");
         CHECK_INT(run("hibernate --kernel sim --image-size 9000000T"), ==, 2);
@@ -87,6 +92,26 @@ static void unknown_names_are_usage_errors(void)
         CHECK_INT(run("info --help"), ==, 0);
 }
 
+/* A file that is not a swap area: hibernate and resume say the same
+ * sentence and exit 2 (a configuration error). */
+static void a_device_that_is_not_swap_is_the_same_error_for_both(void)
+{
+        char plain[1024];
+        snprintf(plain, sizeof(plain), "%s/plain.img", dmo_test_tmpdir());
+        FILE *f = fopen(plain, "w");
+        REQUIRE(f);
+        REQUIRE(ftruncate(fileno(f), 8 << 20) == 0);
+        fclose(f);
+        const char *want = "no swap signature; run mkswap on it";
+        CHECK_INT(
+            run("hibernate --kernel sim --sim-size 1M --splash none --resume-device '%s'", plain),
+            ==, 2);
+        CHECK_STR_CONTAINS(output(), want);
+        CHECK(!strstr(output(), "No such device"));
+        CHECK_INT(run("resume --kernel sim --splash none --resume-device '%s'", plain), ==, 2);
+        CHECK_STR_CONTAINS(output(), want);
+}
+
 /* Behaviour change: config notes used to read like errors. */
 static void config_notes_are_notes(void)
 {
@@ -108,4 +133,4 @@ static void config_notes_are_notes(void)
 DMO_TEST_MAIN(T(bad_numbers_name_the_option_and_the_range), T(bad_sizes_say_how_to_write_one),
               T(compress_level_must_be_a_number), T(info_offset_must_be_a_number),
               T(preview_size_is_exactly_width_x_height), T(unknown_names_are_usage_errors),
-              T(config_notes_are_notes))
+              T(config_notes_are_notes), T(a_device_that_is_not_swap_is_the_same_error_for_both))
