@@ -96,8 +96,8 @@ void dmo_preview_scene(enum dmo_scene_kind kind, double f, uint32_t frame, struc
                 pr->mode = DMO_MODE_RESUME;
                 pr->phase = DMO_PHASE_FAILED;
                 snprintf(sc->detail, sizeof(sc->detail), "%s",
-                         _("/dev/sda2: the image is damaged (Bad message while reading the "
-                           "image); nothing was restored"));
+                         _("/dev/sda2: the image is damaged (a checksum did not match while "
+                           "reading the image); nothing was restored"));
         } else if (pr->phase == data) {
                 snprintf(pr->message, sizeof(pr->message), "%s",
                          kind == DMO_SCENE_RESUME ? _("Reading the image from /dev/sda2")
