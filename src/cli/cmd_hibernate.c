@@ -22,7 +22,7 @@ static void usage(FILE *f)
               "  --resume-device PATH   swap partition, swap file or image file\n"
               "  --resume-offset PAGES  swap header offset (swap files)\n"
               "  --compress lz4|zstd|none  (default lz4)\n"
-              "  --compress-level N     0 = fast default\n"
+              "  --compress-level N     0 to 22 (default 0: the fastest)\n"
               "  --image-size BYTES     preferred image size (kernel may go below)\n"
               "  --shutdown platform|shutdown|reboot|suspend\n"
               "  --splash kms|fbdev|text|png:DIR|none\n"
