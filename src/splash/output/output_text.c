@@ -309,6 +309,18 @@ static size_t tty_dialog_line(struct text_output *t, const struct dmo_scene *sc,
         return append(buf, pos, cap, "\033[K");
 }
 
+/* Columns the throughput and the time left take at their widest usual
+ * values ("  9999 MB/s  99 min left"), in this language. */
+static int stats_reserve(const struct text_output *t)
+{
+        char rate[64], secs[64], mins[64];
+        format_rate(t, 9999, rate, sizeof(rate));
+        snprintf(secs, sizeof(secs), cached(t->s.secs, "%u s left"), 99u);
+        snprintf(mins, sizeof(mins), cached(t->s.mins, "%u min left"), 99u);
+        int s = text_cols(secs, t->utf8), m = text_cols(mins, t->utf8);
+        return 2 + text_cols(rate, t->utf8) + 2 + (s > m ? s : m);
+}
+
 static size_t tty_progress_line(struct text_output *t, const struct dmo_scene *sc, char *buf,
                                 size_t cap)
 {
@@ -321,21 +333,19 @@ static size_t tty_progress_line(struct text_output *t, const struct dmo_scene *s
 
         /* The last column stays empty: writing it makes some terminals wrap. */
         int cols = terminal_cols(t) - 1;
+        /* The widest label, whole: a phase name is not cut. */
         int label_w = t->s.label_width;
-        if (label_w > cols / 3)
-                label_w = cols / 3;
-        int stats_cols = (rate[0] ? 2 + text_cols(rate, t->utf8) : 0) +
-                         (eta[0] ? 2 + text_cols(eta, t->utf8) : 0);
+        if (label_w > cols - 6)
+                label_w = cols - 6 > 0 ? cols - 6 : 0;
         int fixed = label_w + 3 /* "  [" */ + 3 /* "]  " */ + 4 /* "100%" */;
-        int bar = cols - fixed - stats_cols;
+        /* Room for the throughput and the time left is kept whether they
+         * are shown yet or not, so the bar keeps its length when they come
+         * and go; where there is no room for them, they are never shown. */
+        int bar = cols - fixed - stats_reserve(t);
         if (bar < BAR_MIN) {
-                /* Narrow terminal: throughput and time go first, then the label. */
+                /* Narrow terminal: throughput and time go first, then the bar. */
                 rate[0] = eta[0] = '\0';
                 bar = cols - fixed;
-        }
-        if (bar < BAR_MIN) {
-                label_w = 0;
-                bar = cols - 10;
         }
         if (bar > BAR_MAX)
                 bar = BAR_MAX;
@@ -344,7 +354,7 @@ static size_t tty_progress_line(struct text_output *t, const struct dmo_scene *s
         if (label_w > 0)
                 pos = append_label(t, buf, pos, cap, t->s.labels[ph], label_w);
         if (label_w > 0)
-                pos = append(buf, pos, cap, "  ");
+                pos = append(buf, pos, cap, bar >= BAR_MIN ? "  " : " ");
         if (bar >= BAR_MIN) {
                 pos = append(buf, pos, cap, "[");
                 pos = append_bar(t, buf, pos, cap, sc->bar_fraction, bar);
