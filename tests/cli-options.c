@@ -30,9 +30,9 @@ static void bad_numbers_name_the_option_and_the_range(void)
 static void bad_sizes_say_how_to_write_one(void)
 {
         CHECK_INT(run("hibernate --kernel sim --sim-size 0"), ==, 2);
-        CHECK_STR_CONTAINS(output(), "--sim-size: 0 is too small; give a size from 64K to 64G");
+        CHECK_STR_CONTAINS(output(), "--sim-size: 0 is too small; give a size from 8K to 64G");
         CHECK_INT(run("hibernate --kernel sim --sim-size 100T"), ==, 2);
-        CHECK_STR_CONTAINS(output(), "--sim-size: 100T is too large; give a size from 64K to 64G");
+        CHECK_STR_CONTAINS(output(), "--sim-size: 100T is too large; give a size from 8K to 64G");
         CHECK_INT(run("hibernate --kernel sim --sim-size 12Q"), ==, 2);
         CHECK_STR_CONTAINS(output(), "K, M, G or T");
         CHECK_INT(run("hibernate --kernel sim --image-size 9000000T"), ==, 2);

@@ -112,8 +112,8 @@ static int parse_numeric(struct dmo_cli_common *c, int opt, const char *arg)
                         c->resume_offset = (int64_t)v;
                 break;
         case OPT_SIM_SIZE:
-                /* At least a few pages; at most what a test machine holds. */
-                r = dmo_cli_parse_size("--sim-size", arg, 64ull << 10, 64ull << 30, &v);
+                /* At least two pages; at most what a test machine holds. */
+                r = dmo_cli_parse_size("--sim-size", arg, 8ull << 10, 64ull << 30, &v);
                 if (r == 0)
                         c->sim_size = v;
                 break;
