@@ -37,6 +37,7 @@ struct text_strings {
         const char *no_yes; /* "[y/N]" */
         const char *log_phase;
         const char *log_progress;
+        const char *log_item;
         const char *log_totals;
         const char *log_aborted;
         const char *log_failed;
@@ -103,8 +104,13 @@ static void load_strings(struct text_strings *s, bool utf8)
         s->no_yes = _("[y/N]");
         /* TRANSLATORS: a log line when a phase starts: percent, phase label. */
         s->log_phase = _("[%3u%%] %s\n");
-        /* TRANSLATORS: percent, phase label, pages done, pages in all, MB/s, time left. */
-        s->log_progress = _("[%3u%%] %s: %llu of %llu pages, %s, %s\n");
+        /* TRANSLATORS: percent, phase label, pages done, pages in all, then what
+         * is known of the throughput and the time left, each after the
+         * separator below (", 230 MB/s, 1 s left"), or nothing. */
+        s->log_progress = _("[%3u%%] %s: %llu of %llu pages%s\n");
+        /* TRANSLATORS: goes before the throughput and before the time left
+         * at the end of a log line. */
+        s->log_item = _(", %s");
         /* TRANSLATORS: phase label, pages, MB of memory, seconds (with tenths), MB/s, MB stored. */
         s->log_totals = _("[100%%] %s: %llu pages (%llu MB) in %u.%u s, %u MB/s on average, "
                           "%llu MB on disk\n");
@@ -442,14 +448,21 @@ static int render_log(struct text_output *t, const struct dmo_scene *sc)
                 if (decile <= t->last_decile || decile < 1 || decile > 9)
                         return 0;
                 t->last_decile = decile;
-                char rate[64], eta[64];
+                char rate[64], eta[64], tail[160] = "";
                 format_rate(t, p->mb_per_s, rate, sizeof(rate));
                 format_eta(t, p->eta_s, eta, sizeof(eta));
+                /* What is not known yet is left out, not shown as "-". */
+                size_t tl = 0;
+                if (rate[0])
+                        tl += (size_t)snprintf(tail + tl, sizeof(tail) - tl,
+                                               cached(t->s.log_item, ", %s"), rate);
+                if (eta[0] && tl < sizeof(tail))
+                        snprintf(tail + tl, sizeof(tail) - tl, cached(t->s.log_item, ", %s"), eta);
                 n = snprintf(t->line, sizeof(t->line),
-                             cached(t->s.log_progress, "[%3u%%] %s: %llu of %llu pages, %s, %s\n"),
+                             cached(t->s.log_progress, "[%3u%%] %s: %llu of %llu pages%s\n"),
                              (unsigned)decile * 10, t->s.labels[ph],
                              (unsigned long long)p->pages_done, (unsigned long long)p->pages_total,
-                             rate[0] ? rate : "-", eta[0] ? eta : "-");
+                             tail);
         } else {
                 t->started = true;
                 t->last_phase = ph;
