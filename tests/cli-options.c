@@ -85,6 +85,10 @@ static void unknown_names_are_usage_errors(void)
         CHECK_INT(run("theme --help"), ==, 0);
         CHECK_STR_CONTAINS(output(), "Usage: dormouse theme check");
         CHECK_INT(run("theme check --help"), ==, 0);
+        /* a failure is said once, with the file and the reason */
+        CHECK_INT(run("preview --theme nosuch --output /nonexistent/x.png"), ==, 6);
+        CHECK_STR_CONTAINS(output(), "cannot open the theme");
+        CHECK(!strstr(output(), "preview of theme"));
         CHECK_INT(run("%s", ""), ==, 2);
         CHECK_INT(run("--help"), ==, 0);
         CHECK_INT(run("hibernate --help"), ==, 0);

@@ -189,9 +189,13 @@ int dmo_cmd_preview(int argc, char **argv)
         dmo_diag_init(&diag);
         r = dmo_preview_render(&p, &diag);
         print_diag(&diag, stderr);
+        /* Said once: the diagnostics already name the file and the reason. */
+        bool said = dmo_diag_count(&diag, DMO_DIAG_ERROR) > 0;
         dmo_diag_clear(&diag);
         if (r < 0) {
-                dmo_cli_error(_("preview of theme \"%s\" failed: %s"), p.theme, strerror(-r));
+                if (!said)
+                        dmo_cli_error(_("preview of theme \"%s\" failed: %s"), p.theme,
+                                      strerror(-r));
                 r = r == -EINVAL ? -EIO : r; /* a failure, not a usage error */
         }
         return dmo_cli_exit_status(DMO_CMD_PREVIEW, r);
