@@ -335,6 +335,7 @@ static void test_tty_layout_is_stable_at_80_and_60_columns(void)
                 CHECK_INT(before, >=, 8);
                 CHECK_INT(cols, <=, widths[i] - 1);
                 CHECK_STR_CONTAINS(line, "Saving memory to disk");
+                tty_close_output(&t);
                 tty_close(&t);
         }
 }
