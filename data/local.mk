@@ -14,6 +14,7 @@ nobase_dist_pkgdata_DATA = \
 	themes/minimal/LICENSE themes/minimal/theme.conf \
 	themes/nocturne/LICENSE themes/nocturne/theme.conf \
 	themes/nocturne/moon.png themes/nocturne/moon@2x.png \
+	themes/nocturne/moon-empty.png themes/nocturne/moon-empty@2x.png \
 	themes/nocturne/stars.png themes/nocturne/stars@2x.png \
 	themes/nocturne/throbber-00.png themes/nocturne/throbber-00@2x.png \
 	themes/nocturne/throbber-01.png themes/nocturne/throbber-01@2x.png \
@@ -124,21 +125,24 @@ else
 EXTRA_DIST += data/dracut/90dormouse/dormouse-resume.sh
 endif
 
-# The catalogs (msgfmt --check, complete, a real lookup), the installed
+# The catalogs (msgfmt --check, translated fraction, real lookups), every
+# theme laid out in every language, the installed
 # tree, the initramfs scripts run in a busybox chroot, the man pages and the
 # completion.
-TESTS += tests/po-catalogs.sh tests/data-install.sh tests/data-initramfs.sh tests/data-man.sh
-EXTRA_DIST += tests/po-catalogs.sh tests/data-install.sh tests/data-initramfs.sh \
+TESTS += tests/po-catalogs.sh tests/splash-languages.sh tests/data-install.sh \
+	tests/data-initramfs.sh tests/data-man.sh
+EXTRA_DIST += tests/po-catalogs.sh tests/splash-languages.sh tests/data-install.sh tests/data-initramfs.sh \
 	tests/data-man.sh tests/tap.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; MSGFMT='$(MSGFMT)'; XGETTEXT='$(XGETTEXT)'; \
 	MSGMERGE='$(MSGMERGE)'; GROFF='$(GROFF)'; export MAKE MSGFMT XGETTEXT MSGMERGE GROFF;
 tests/po-catalogs.log: dormouse$(EXEEXT)
+tests/splash-languages.log: dormouse$(EXEEXT)
 tests/data-man.log: dormouse$(EXEEXT) $(nodist_man8_MANS) $(nodist_man5_MANS) $(nodist_man7_MANS) \
 	data/bash-completion/dormouse
 
 # --- the release tarball ------------------------------------------------------
 # Everything git tracks that a build, a test or a packager needs.
-EXTRA_DIST += autogen.sh README.md demo.sh themes/README.md fonts/README.md \
+EXTRA_DIST += autogen.sh README.md demo.sh themes/README.md fonts/README.md po/README.md \
 	themes/theme-strings.c themes/tools/make-art.c \
 	tests/run-suite tests/demo-run tests/fuzz/run-libfuzzer tests/fuzz/README.md tests/fuzz/corpus \
 	tests/fuzz/theme-base \

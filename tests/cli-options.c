@@ -2,6 +2,9 @@
  * that names the option and says what to give; behaviour changes of the
  * one number parser are pinned here. Runs the dormouse binary. */
 #include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "tests/testlib.h"
 
@@ -27,7 +30,9 @@ static void bad_numbers_name_the_option_and_the_range(void)
 static void bad_sizes_say_how_to_write_one(void)
 {
         CHECK_INT(run("hibernate --kernel sim --sim-size 0"), ==, 2);
-        CHECK_STR_CONTAINS(output(), "--sim-size: 0 is too small");
+        CHECK_STR_CONTAINS(output(), "--sim-size: 0 is too small; give a size from 8K to 64G");
+        CHECK_INT(run("hibernate --kernel sim --sim-size 100T"), ==, 2);
+        CHECK_STR_CONTAINS(output(), "--sim-size: 100T is too large; give a size from 8K to 64G");
         CHECK_INT(run("hibernate --kernel sim --sim-size 12Q"), ==, 2);
         CHECK_STR_CONTAINS(output(), "K, M, G or T");
         CHECK_INT(run("hibernate --kernel sim --image-size 9000000T"), ==, 2);
@@ -74,11 +79,41 @@ static void unknown_names_are_usage_errors(void)
         CHECK_STR_CONTAINS(output(), "--shutdown: \"halt\" is unknown");
         CHECK_INT(run("hibernate --kernel sim --compress brotli"), ==, 2);
         CHECK_STR_CONTAINS(output(), "--compress: \"brotli\" is unknown");
+        CHECK_INT(run("hibernate --kernel sim --splash plymouth"), ==, 2);
+        CHECK_STR_CONTAINS(output(), "--splash: \"plymouth\" is unknown");
+        CHECK_INT(run("resume --kernel sim --splash kmsx"), ==, 2);
+        CHECK_INT(run("theme --help"), ==, 0);
+        CHECK_STR_CONTAINS(output(), "Usage: dormouse theme check");
+        CHECK_INT(run("theme check --help"), ==, 0);
+        /* a failure is said once, with the file and the reason */
+        CHECK_INT(run("preview --theme nosuch --output /nonexistent/x.png"), ==, 6);
+        CHECK_STR_CONTAINS(output(), "cannot open the theme");
+        CHECK(!strstr(output(), "preview of theme"));
         CHECK_INT(run("%s", ""), ==, 2);
         CHECK_INT(run("--help"), ==, 0);
         CHECK_INT(run("hibernate --help"), ==, 0);
         CHECK_INT(run("resume --help"), ==, 0);
         CHECK_INT(run("info --help"), ==, 0);
+}
+
+/* A file that is not a swap area: hibernate and resume say the same
+ * sentence and exit 2 (a configuration error). */
+static void a_device_that_is_not_swap_is_the_same_error_for_both(void)
+{
+        char plain[1024];
+        snprintf(plain, sizeof(plain), "%s/plain.img", dmo_test_tmpdir());
+        FILE *f = fopen(plain, "w");
+        REQUIRE(f);
+        REQUIRE(ftruncate(fileno(f), 8 << 20) == 0);
+        fclose(f);
+        const char *want = "no swap signature; run mkswap on it";
+        CHECK_INT(
+            run("hibernate --kernel sim --sim-size 1M --splash none --resume-device '%s'", plain),
+            ==, 2);
+        CHECK_STR_CONTAINS(output(), want);
+        CHECK(!strstr(output(), "No such device"));
+        CHECK_INT(run("resume --kernel sim --splash none --resume-device '%s'", plain), ==, 2);
+        CHECK_STR_CONTAINS(output(), want);
 }
 
 /* Behaviour change: config notes used to read like errors. */
@@ -88,16 +123,18 @@ static void config_notes_are_notes(void)
         snprintf(conf, sizeof(conf), "%s/dormouse.conf", dmo_test_tmpdir());
         FILE *f = fopen(conf, "w");
         REQUIRE(f);
-        fputs("frobnicate = 1\n", f);
+        fputs("frobnicate = 1\nsplash = plymouth\n", f);
         fclose(f);
         /* the run stops at the missing resume device, after reading the config */
         run("hibernate --kernel sim --config '%s' --cmdline /dev/null", conf);
         CHECK_STR_CONTAINS(output(), "dormouse: note: ");
         CHECK_STR_CONTAINS(output(), "unknown key \"frobnicate\"");
+        /* a splash the program does not have: named with its file and line */
+        CHECK_STR_CONTAINS(output(), "dormouse.conf:2: \"splash\": value \"plymouth\"");
         CHECK_STR_CONTAINS(output(), "dormouse: error: no resume device");
 }
 
 DMO_TEST_MAIN(T(bad_numbers_name_the_option_and_the_range), T(bad_sizes_say_how_to_write_one),
               T(compress_level_must_be_a_number), T(info_offset_must_be_a_number),
               T(preview_size_is_exactly_width_x_height), T(unknown_names_are_usage_errors),
-              T(config_notes_are_notes))
+              T(config_notes_are_notes), T(a_device_that_is_not_swap_is_the_same_error_for_both))

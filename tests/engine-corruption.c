@@ -187,6 +187,18 @@ static void two_hundred_flips_are_all_caught_before_restore(void)
         CHECK_INT(map, ==, 40);
         CHECK_INT(data, ==, 100);
         CHECK(sig >= 20); /* some bytes of the block may be reserved */
+        /* A damaged chunk is said in words, not as strerror's "Bad message". */
+        char out[1100];
+        snprintf(out, sizeof(out), "%s/resume.out", dmo_test_tmpdir());
+        REQUIRE(dmo_test_sh("cp '%s' '%s' && printf '\\377' | dd of='%s' bs=1 seek=%" PRIu64
+                            " conv=notrunc status=none",
+                            pristine, victim, victim, l.stream_pages[0] + 100) == 0);
+        dmo_test_sh("LC_ALL=C LANGUAGE= '%s' resume --kernel sim --sim-seed 11 --resume-device "
+                    "'%s' --splash none >'%s' 2>&1",
+                    bin, victim, out);
+        CHECK(dmo_test_sh("grep -q 'the image is damaged (a checksum did not match' '%s'", out) ==
+              0);
+        CHECK(dmo_test_sh("! grep -q 'Bad message' '%s'", out) == 0);
         /* and the pristine image itself still restores */
         CHECK_INT(dormouse("resume --kernel sim --sim-seed 11", pristine), ==, 0);
 }

@@ -8,15 +8,19 @@
 #include <sys/stat.h>
 
 #include <cairo.h>
+#include <libintl.h>
+#include <locale.h>
 
 #include "splash/paint/backdrop.h"
 #include "splash/output/output.h"
 #include "splash/output/output_png.h"
 #include "splash/paint/painter.h"
 #include "splash/preview.h"
+#include "splash/theme/theme-private.h"
 #include "splash/theme/theme.h"
 #include "tests/testlib.h"
 #include "util/cleanup.h"
+#include "util/i18n.h"
 
 static const char *const themes[] = {"default", "minimal", "nocturne"};
 
@@ -493,6 +497,65 @@ static void test_dialogs_draw_in_the_dialog_box(void)
         dmo_theme_free(t);
 }
 
+/* In a right-to-left language (the catalog's "default:RTL" marker, Arabic
+ * here, from the build tree's catalogs) the bar fills from the right, the
+ * first answer is on the right, and the stats line reads from the right;
+ * a theme can keep its bar filling from the left. */
+static void test_rtl_language_mirrors_bar_and_answers(void)
+{
+        char dir[600];
+        const char *b = getenv("DMO_BUILDDIR");
+        snprintf(dir, sizeof(dir), "%s/po/locale", b ? b : ".");
+        setenv("LANGUAGE", "ar", 1);
+        REQUIRE(setlocale(LC_ALL, "C.UTF-8"));
+        bindtextdomain("dormouse", dir);
+        bind_textdomain_codeset("dormouse", "UTF-8");
+        textdomain("dormouse");
+        REQUIRE(dmo_i18n_rtl());
+
+        struct dmo_theme *t = load("default");
+        REQUIRE(t);
+        for (int mirror = 1; mirror >= 0; mirror--) {
+                t->bar_mirror = mirror; /* [progress-bar] mirror = false */
+                struct frame f = frame_new(1280, 800);
+                struct dmo_painter *p = NULL;
+                REQUIRE(dmo_painter_new(t, f.w, f.h, 1, 0, &p) == 0);
+                struct dmo_rect in;
+                REQUIRE(dmo_painter_box(p, DMO_BOX_BAR_FILL, &in));
+                struct dmo_scene sc;
+                dmo_preview_scene(DMO_SCENE_HIBERNATE, 0.25, 0, &sc);
+                REQUIRE(dmo_painter_paint(p, f.px, f.stride, &sc, true, NULL, 0, NULL) == 0);
+                int y = in.y + in.h / 2;
+                bool right = lum(px(&f, in.x + in.w - 4, y)) > lum(px(&f, in.x + 4, y)) + 40;
+                bool left = lum(px(&f, in.x + 4, y)) > lum(px(&f, in.x + in.w - 4, y)) + 40;
+                printf("# mirror=%d: fill at the %s\n", mirror,
+                       right  ? "right"
+                       : left ? "left"
+                              : "?");
+                CHECK(mirror ? right : left);
+                CHECK_INT(measure_fill(&f, &in, fill_colour[0]), ==, (int)lround(0.25 * in.w));
+                if (mirror) {
+                        struct dmo_rect stats, ink;
+                        REQUIRE(dmo_painter_box(p, DMO_BOX_STATS, &stats));
+                        REQUIRE(dmo_painter_text_extent(p, DMO_BOX_STATS, &ink));
+                        dmo_preview_dialog(DMO_DIALOG_QUESTION, 0, &sc);
+                        REQUIRE(dmo_painter_paint(p, f.px, f.stride, &sc, true, NULL, 0, NULL) ==
+                                0);
+                        struct dmo_rect yes, no;
+                        REQUIRE(dmo_painter_box(p, DMO_BOX_YES, &yes));
+                        REQUIRE(dmo_painter_box(p, DMO_BOX_NO, &no));
+                        CHECK(yes.x > no.x);
+                        CHECK(!sc.dialog.answer_yes); /* the safe answer is the default */
+                }
+                dmo_painter_free(p);
+                free(f.px);
+        }
+        dmo_theme_free(t);
+        unsetenv("LANGUAGE");
+        setlocale(LC_ALL, "C"); /* English again (and gettext's cache dropped) */
+        REQUIRE(!dmo_i18n_rtl());
+}
+
 DMO_TEST_MAIN(T(test_bar_filled_width_matches_progress),
               T(test_bar_never_shows_fewer_pixels_for_more_progress),
               T(test_long_strings_stay_inside_their_boxes_and_the_screen),
@@ -501,4 +564,5 @@ DMO_TEST_MAIN(T(test_bar_filled_width_matches_progress),
               T(test_rtl_message_is_right_aligned_and_ltr_left_aligned),
               T(test_damage_covers_only_what_changed), T(test_png_output_writes_a_frame_per_change),
               T(test_png_output_rejects_bad_arguments),
-              T(test_automatic_scale_follows_pixel_density), T(test_dialogs_draw_in_the_dialog_box))
+              T(test_automatic_scale_follows_pixel_density), T(test_dialogs_draw_in_the_dialog_box),
+              T(test_rtl_language_mirrors_bar_and_answers))

@@ -154,6 +154,8 @@ static void test_log_of_a_100000_page_run_has_start_each_tenth_once_and_totals(v
         CHECK_STR_CONTAINS(log, "Preparing");
         CHECK_STR_CONTAINS(log, "100000 pages");
         CHECK_STR_CONTAINS(log, "MB on disk");
+        /* What is not known yet is left out, not written as "-". */
+        CHECK(strstr(log, ", -") == NULL);
         /* Every tenth from 10% to 90% is reported by some line; progress lines
          * (with page counts) appear at most once per tenth. */
         for (unsigned d = 1; d <= 9; d++) {
@@ -165,7 +167,7 @@ static void test_log_of_a_100000_page_run_has_start_each_tenth_once_and_totals(v
                                 continue;
                         any++;
                         const char *nl = strchr(l, '\n');
-                        const char *pages = strstr(l, " pages,");
+                        const char *pages = strstr(l, " pages");
                         if (pages && (!nl || pages < nl))
                                 progress++;
                 }
@@ -296,6 +298,48 @@ static void test_tty_redraws_one_line_with_percent_rate_and_time(void)
         tty_close(&t);
 }
 
+/* Columns between the bar's brackets. */
+static int bar_cols(const char *line)
+{
+        const char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
+        int n = 0;
+        for (const char *c = a ? a + 1 : NULL; c && c < b; c++)
+                n += ((unsigned char)*c & 0xc0) != 0x80;
+        return a && b ? n : -1;
+}
+
+/* At 80 and 60 columns the bar keeps its length when the throughput and
+ * the time left appear, and the phase label is whole. */
+static void test_tty_layout_is_stable_at_80_and_60_columns(void)
+{
+        static const unsigned short widths[] = {80, 60};
+        for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+                struct tty t;
+                REQUIRE(tty_open(&t, "C.UTF-8", widths[i]));
+                struct dmo_output *o = t.o;
+                char line[1024];
+                struct dmo_scene sc = writing_scene(0.30);
+                sc.progress.mb_per_s = 0; /* not measured yet */
+                sc.progress.eta_s = -1;
+                o->ops->render(o, &sc, false);
+                last_line_cols(drain(t.master), line, sizeof(line));
+                int before = bar_cols(line);
+                printf("# %u cols, no rate yet: [%s]\n", widths[i], line);
+                CHECK_STR_CONTAINS(line, "Saving memory to disk");
+                sc = writing_scene(0.31);
+                sc.progress.eta_s = 754; /* minutes */
+                o->ops->render(o, &sc, false);
+                int cols = last_line_cols(drain(t.master), line, sizeof(line));
+                printf("# %u cols, with rate: [%s] %d cols\n", widths[i], line, cols);
+                CHECK_INT(bar_cols(line), ==, before);
+                CHECK_INT(before, >=, 8);
+                CHECK_INT(cols, <=, widths[i] - 1);
+                CHECK_STR_CONTAINS(line, "Saving memory to disk");
+                tty_close_output(&t);
+                tty_close(&t);
+        }
+}
+
 static void test_tty_hides_an_infinite_or_unknown_time_left(void)
 {
         struct tty t;
@@ -376,6 +420,7 @@ DMO_TEST_MAIN(T(test_log_of_a_100000_page_run_has_start_each_tenth_once_and_tota
               T(test_log_after_a_resume_has_no_bogus_totals),
               T(test_log_of_an_aborted_run_says_how_far_it_got),
               T(test_tty_redraws_one_line_with_percent_rate_and_time),
+              T(test_tty_layout_is_stable_at_80_and_60_columns),
               T(test_tty_without_utf8_draws_hashes),
               T(test_tty_hides_an_infinite_or_unknown_time_left),
               T(test_tty_failure_shows_the_detail_on_its_own_line),

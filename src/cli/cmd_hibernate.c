@@ -22,7 +22,7 @@ static void usage(FILE *f)
               "  --resume-device PATH   swap partition, swap file or image file\n"
               "  --resume-offset PAGES  swap header offset (swap files)\n"
               "  --compress lz4|zstd|none  (default lz4)\n"
-              "  --compress-level N     0 = fast default\n"
+              "  --compress-level N     0 to 22 (default 0: the fastest)\n"
               "  --image-size BYTES     preferred image size (kernel may go below)\n"
               "  --shutdown platform|shutdown|reboot|suspend\n"
               "  --splash kms|fbdev|text|png:DIR|none\n"
@@ -153,6 +153,13 @@ static void set_hooks(struct dmo_hibernate_config *hc, struct dmo_splash_session
         hc->hooks.choose_shutdown = dmo_cli_splash_choose_shutdown;
 }
 
+/* The target has no swap signature: a configuration error, as for resume. */
+static bool not_swap(const struct dmo_hibernate_result *res)
+{
+        return res->step == DMO_STEP_SWAP_HEADER &&
+               (res->error == -ENODEV || res->error == -EINVAL);
+}
+
 /* Opens the kernel, brings up the splash, runs the engine; the splash shows
  * a failure before it goes. 0 when the engine ran (h->res says how). */
 static int run(struct hibernate_cmd *h)
@@ -173,7 +180,13 @@ static int run(struct hibernate_cmd *h)
         h->hc.progress = progress;
         set_hooks(&h->hc, splash);
         dmo_engine_hibernate(snap, &h->hc, &h->res);
-        if (h->res.outcome == DMO_HIBERNATE_FAILED)
+        if (h->res.outcome == DMO_HIBERNATE_FAILED && not_swap(&h->res))
+                /* The same sentence as resume gives for the same device. */
+                snprintf(h->failure, sizeof(h->failure),
+                         _("%s: no swap signature; run mkswap on it, or point "
+                           "\"resume device\" at a swap area"),
+                         h->hc.target.path);
+        else if (h->res.outcome == DMO_HIBERNATE_FAILED)
                 snprintf(h->failure, sizeof(h->failure), _("hibernation failed while %s (%s): %s"),
                          dmo_cli_step_text(h->res.step), h->hc.target.path,
                          strerror(-h->res.error));
@@ -232,7 +245,9 @@ static int report(const struct hibernate_cmd *h)
                 break;
         }
         report_failure(h);
-        return -EIO; /* the engine's error is in the message */
+        /* the engine's error is in the message; a device that is not a swap
+         * area is a configuration error (exit 2), as for resume */
+        return not_swap(&h->res) ? -EINVAL : -EIO;
 }
 
 int dmo_cmd_hibernate(int argc, char **argv)

@@ -63,11 +63,12 @@ static int parse_size(const char *arg, struct dmo_preview_params *p)
 static void preview_usage(FILE *f)
 {
         fprintf(f, "%s",
-                _("Usage: dormouse preview [--theme NAME|DIR] [--mode "
-                  "hibernate|resume|aborted|error]\n"
+                _("Usage: dormouse preview [--theme NAME|DIR]\n"
+                  "         [--mode hibernate|resume|aborted|error|resume-error]\n"
                   "         [--progress 0..1] [--size WxH] [--scale S] [--lang LL]\n"
                   "         [--dialog password|question] [--frames N] --output FILE.png|DIR\n"
-                  "Renders the splash to PNG, as it would look on a screen of that size.\n"));
+                  "Renders the splash to PNG, as it would look on a screen of that size\n"
+                  "(default 1920x1080, scale automatic, the language of the environment).\n"));
 }
 
 enum {
@@ -91,7 +92,7 @@ static int parse_value(struct dmo_preview_params *p, int opt, const char *arg)
         case O_MODE:
                 if (scene_kind_from_string(arg, &p->kind) == 0)
                         return 1;
-                dmo_cli_error(_("--mode: use hibernate, resume, aborted or error"));
+                dmo_cli_error(_("--mode: use hibernate, resume, aborted, error or resume-error"));
                 return -EINVAL;
         case O_PROGRESS:
                 if (dmo_parse_double(arg, 0, 1, &p->progress) == 0)
@@ -188,18 +189,42 @@ int dmo_cmd_preview(int argc, char **argv)
         dmo_diag_init(&diag);
         r = dmo_preview_render(&p, &diag);
         print_diag(&diag, stderr);
+        /* Said once: the diagnostics already name the file and the reason. */
+        bool said = dmo_diag_count(&diag, DMO_DIAG_ERROR) > 0;
         dmo_diag_clear(&diag);
         if (r < 0) {
-                dmo_cli_error(_("preview of theme \"%s\" failed: %s"), p.theme, strerror(-r));
+                if (!said)
+                        dmo_cli_error(_("preview of theme \"%s\" failed: %s"), p.theme,
+                                      strerror(-r));
                 r = r == -EINVAL ? -EIO : r; /* a failure, not a usage error */
         }
         return dmo_cli_exit_status(DMO_CMD_PREVIEW, r);
 }
 
+static void theme_usage(FILE *f)
+{
+        fprintf(f, "%s",
+                _("Usage: dormouse theme check DIR|NAME\n"
+                  "Checks a theme at 800x600, 1280x800, 1920x1080 and 3840x2160 in the current\n"
+                  "language: every scene and dialog, text that does not fit its box, elements\n"
+                  "that overlap, text with too little contrast. Prints one line per finding.\n"
+                  "Exit status: 0 the theme loads (findings are warnings), 6 errors.\n"));
+}
+
+static bool wants_help(const char *arg)
+{
+        return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
 int dmo_cmd_theme(int argc, char **argv)
 {
+        if ((argc == 2 && wants_help(argv[1])) ||
+            (argc == 3 && !strcmp(argv[1], "check") && wants_help(argv[2]))) {
+                theme_usage(stdout);
+                return 0;
+        }
         if (argc < 2 || strcmp(argv[1], "check") != 0 || argc != 3) {
-                fprintf(stderr, "%s", _("Usage: dormouse theme check DIR|NAME\n"));
+                theme_usage(stderr);
                 return dmo_cli_exit_status(DMO_CMD_THEME, -EINVAL);
         }
         char themes[512], fonts[512];

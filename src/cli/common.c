@@ -36,6 +36,21 @@ int dmo_cli_parse_number(const char *option, const char *arg, uint64_t min, uint
         return r < 0 ? -EINVAL : 0;
 }
 
+/* A size the way a person writes one: 65536 → "64K", 1 << 30 → "1G". */
+static void human_size(uint64_t v, char *buf, size_t len)
+{
+        static const char units[] = "KMGT";
+        int u = -1;
+        while (u < 3 && v >= 1024 && v % 1024 == 0) {
+                v /= 1024;
+                u++;
+        }
+        if (u < 0)
+                snprintf(buf, len, "%llu", (unsigned long long)v);
+        else
+                snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
+}
+
 int dmo_cli_parse_size(const char *option, const char *arg, uint64_t min, uint64_t max,
                        uint64_t *out)
 {
@@ -47,14 +62,17 @@ int dmo_cli_parse_size(const char *option, const char *arg, uint64_t min, uint64
                               option, arg);
                 return -EINVAL;
         }
+        char lo[32], hi[32];
+        human_size(min, lo, sizeof(lo));
+        human_size(max, hi, sizeof(hi));
         if (r == 0 && v < min) {
-                dmo_cli_error(_("%s: %s is too small; give at least %llu"), option, arg,
-                              (unsigned long long)min);
+                dmo_cli_error(_("%s: %s is too small; give a size from %s to %s"), option, arg, lo,
+                              hi);
                 return -EINVAL;
         }
         if (r < 0 || v > max) {
-                dmo_cli_error(_("%s: %s is too large; give at most %llu"), option, arg,
-                              (unsigned long long)max);
+                dmo_cli_error(_("%s: %s is too large; give a size from %s to %s"), option, arg, lo,
+                              hi);
                 return -EINVAL;
         }
         *out = v;
@@ -94,7 +112,8 @@ static int parse_numeric(struct dmo_cli_common *c, int opt, const char *arg)
                         c->resume_offset = (int64_t)v;
                 break;
         case OPT_SIM_SIZE:
-                r = dmo_cli_parse_size("--sim-size", arg, 1, UINT64_MAX, &v);
+                /* At least two pages; at most what a test machine holds. */
+                r = dmo_cli_parse_size("--sim-size", arg, 8ull << 10, 64ull << 30, &v);
                 if (r == 0)
                         c->sim_size = v;
                 break;
@@ -140,6 +159,12 @@ int dmo_cli_common_option(struct dmo_cli_common *c, int opt, const char *arg)
                 c->sim_proc = arg;
                 return 1;
         case OPT_SPLASH:
+                if (!dmo_splash_spec_known(arg)) {
+                        dmo_cli_error(_("--splash: \"%s\" is unknown; use kms, fbdev, text, "
+                                        "png:DIR or none"),
+                                      arg);
+                        return -EINVAL;
+                }
                 c->splash = arg;
                 return 1;
         case OPT_THEME:

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/config.h"
+#include "splash/session.h"
 #include "util/cleanup.h"
 #include "util/parse.h"
 #include "util/strtable.h"
@@ -142,7 +143,7 @@ static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
                         snprintf(cfg->splash, sizeof(cfg->splash), "%s", b ? "" : "text");
                         return 0;
                 }
-                if (strlen(value) >= sizeof(cfg->splash))
+                if (strlen(value) >= sizeof(cfg->splash) || !dmo_splash_spec_known(value))
                         return -EINVAL;
                 snprintf(cfg->splash, sizeof(cfg->splash), "%s", value);
                 return 0;

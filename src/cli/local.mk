@@ -11,12 +11,14 @@ src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/co
 check_PROGRAMS += tests/cli-config.test
 TESTS += tests/cli-config.test
 tests_cli_config_test_SOURCES = tests/cli-config.c
-tests_cli_config_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/codec/libdmo-codec.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_cli_config_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/splash/libdmo-splash.a \
+	src/codec/libdmo-codec.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-config.test
 TESTS += tests/fuzz-config.test
 tests_fuzz_config_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-config.c
-tests_fuzz_config_test_LDADD = src/cli/libdmo-cli.a src/codec/libdmo-codec.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_fuzz_config_test_LDADD = src/cli/libdmo-cli.a src/splash/libdmo-splash.a src/codec/libdmo-codec.a \
+	src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
 
 # The program end to end on the simulated kernel.
 check_PROGRAMS += tests/engine-roundtrip.test
@@ -34,7 +36,8 @@ tests/engine-corruption.log: dormouse$(EXEEXT)
 check_PROGRAMS += tests/cli-exit.test
 TESTS += tests/cli-exit.test
 tests_cli_exit_test_SOURCES = tests/cli-exit.c
-tests_cli_exit_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_cli_exit_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/splash/libdmo-splash.a \
+	src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
 
 # Bad input on the command line, through the program.
 check_PROGRAMS += tests/cli-options.test

@@ -12,6 +12,22 @@
 /* Says what happened; refusals and failures are also written into msg (for
  * the splash), and printed by the caller. Returns the command's result. */
 /* Resume was started on a running system: nothing was touched. */
+/* What a damaged image's error means, in words (not strerror's "Bad
+ * message"). */
+static const char *damage_reason(int err)
+{
+        switch (-err) {
+        case EBADMSG:
+                return _("a checksum did not match");
+        case EIO:
+                return _("the disk could not be read");
+        case ENODATA:
+                return _("the image ends before its last page");
+        default:
+                return strerror(-err);
+        }
+}
+
 static void describe_live_system(const struct dmo_resume_result *res, const char *dev, char *msg,
                                  size_t len)
 {
@@ -104,7 +120,7 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
                         snprintf(msg, len,
                                  _("%s: the image is damaged (%s while %s); nothing was "
                                    "restored"),
-                                 dev, strerror(-res->error), dmo_cli_step_text(res->step));
+                                 dev, damage_reason(res->error), dmo_cli_step_text(res->step));
                 break;
         case DMO_RESUME_MISMATCH:
                 snprintf(msg, len,

@@ -96,8 +96,8 @@ void dmo_preview_scene(enum dmo_scene_kind kind, double f, uint32_t frame, struc
                 pr->mode = DMO_MODE_RESUME;
                 pr->phase = DMO_PHASE_FAILED;
                 snprintf(sc->detail, sizeof(sc->detail), "%s",
-                         _("/dev/sda2: the image is damaged (Bad message while reading the "
-                           "image); nothing was restored"));
+                         _("/dev/sda2: the image is damaged (a checksum did not match while "
+                           "reading the image); nothing was restored"));
         } else if (pr->phase == data) {
                 snprintf(pr->message, sizeof(pr->message), "%s",
                          kind == DMO_SCENE_RESUME ? _("Reading the image from /dev/sda2")
@@ -105,7 +105,14 @@ void dmo_preview_scene(enum dmo_scene_kind kind, double f, uint32_t frame, struc
         }
 }
 
-static void apply_lang(const char *lang)
+static bool is_english(const char *lang)
+{
+        return !strcmp(lang, "C") || !strcmp(lang, "POSIX") || !strncmp(lang, "en", 2);
+}
+
+/* Speaks lang from here on; one warning when no catalog has it (the text
+ * then stays English). */
+static void apply_lang(const char *lang, struct dmo_diag *diag)
 {
         if (!lang || !*lang)
                 return;
@@ -113,6 +120,12 @@ static void apply_lang(const char *lang)
         /* gettext ignores LANGUAGE in the "C" locale; any UTF-8 locale will do. */
         if (!setlocale(LC_ALL, "C.UTF-8"))
                 setlocale(LC_ALL, "");
+        setlocale(LC_NUMERIC, "C");
+        if (!is_english(lang) && !dmo_i18n_have_catalog())
+                dmo_diag_add(diag, DMO_DIAG_WARNING, "", 0, NULL,
+                             _("--lang %s: no catalog for this language in %s; the text "
+                               "stays in English"),
+                             lang, dmo_i18n_localedir());
 }
 
 static void fill_extra(const struct dmo_preview_params *p, struct dmo_scene *sc)
@@ -121,15 +134,22 @@ static void fill_extra(const struct dmo_preview_params *p, struct dmo_scene *sc)
                 snprintf(sc->progress.message, sizeof(sc->progress.message), "%s", p->message);
         if (p->detail)
                 snprintf(sc->detail, sizeof(sc->detail), "%s", p->detail);
-        sc->dialog.kind = p->dialog;
-        if (p->dialog == DMO_DIALOG_PASSWORD) {
+        dmo_preview_dialog(p->dialog, p->bullets, sc);
+}
+
+void dmo_preview_dialog(enum dmo_dialog_kind kind, unsigned bullets, struct dmo_scene *sc)
+{
+        memset(&sc->dialog, 0, sizeof(sc->dialog));
+        sc->dialog.kind = kind;
+        if (kind == DMO_DIALOG_PASSWORD) {
                 snprintf(sc->dialog.prompt, sizeof(sc->dialog.prompt), "%s",
                          _("Passphrase for the hibernation image:"));
-                sc->dialog.bullets = p->bullets;
-        } else if (p->dialog == DMO_DIALOG_QUESTION) {
+                sc->dialog.bullets = bullets;
+        } else if (kind == DMO_DIALOG_QUESTION) {
                 snprintf(sc->dialog.prompt, sizeof(sc->dialog.prompt), "%s",
                          _("Continue booting without resuming?"));
-                sc->dialog.answer_yes = true;
+                /* "Yes" discards the saved session: never the pre-selected answer. */
+                sc->dialog.answer_yes = false;
         }
 }
 
@@ -142,7 +162,7 @@ int dmo_preview_render(const struct dmo_preview_params *p, struct dmo_diag *diag
 
         if (!p->output || !p->theme)
                 return -EINVAL;
-        apply_lang(p->lang);
+        apply_lang(p->lang, diag);
         r = dmo_theme_load(p->theme, p->paths, &theme, diag);
         if (r < 0)
                 return r;

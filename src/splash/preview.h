@@ -31,6 +31,10 @@ struct dmo_preview_params {
 /* Fills scene as the renderer would show a run at overall fraction f. */
 void dmo_preview_scene(enum dmo_scene_kind kind, double f, uint32_t frame, struct dmo_scene *scene);
 
+/* Puts the dialog of that kind, with the prompt the program asks, on scene
+ * (bullets: characters typed so far). The question pre-selects "No". */
+void dmo_preview_dialog(enum dmo_dialog_kind kind, unsigned bullets, struct dmo_scene *scene);
+
 /* 0, or a negative errno with the reason in diag. */
 int dmo_preview_render(const struct dmo_preview_params *p, struct dmo_diag *diag);
 

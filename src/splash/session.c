@@ -260,6 +260,17 @@ bool dmo_splash_spec_writes_files(const char *spec)
         return ops && ops->writes_files;
 }
 
+bool dmo_splash_spec_known(const char *spec)
+{
+        char name[16];
+        if (!spec || !*spec || !strcmp(spec, "none"))
+                return true;
+        if (strlen(spec) >= 512)
+                return false;
+        spec_split(spec, name, sizeof(name));
+        return dmo_output_find(name) != NULL;
+}
+
 static int open_outputs(struct dmo_splash_session *s, const char *spec)
 {
         char name[16];

@@ -95,6 +95,11 @@ void dmo_splash_session_before_restore(void *session);
  * (png:DIR): such an output must not run during a real hibernation. */
 bool dmo_splash_spec_writes_files(const char *spec);
 
+/* Whether SPEC is a --splash value the session understands: empty
+ * (automatic), "none", or an output name (kms, fbdev, text, png) with its
+ * optional ":ARG". For checking options and the config file up front. */
+bool dmo_splash_spec_known(const char *spec);
+
 /* The `r` key toggled "reboot instead of power off". */
 bool dmo_splash_session_reboot_after(struct dmo_splash_session *s);
 

@@ -1,15 +1,85 @@
 #include "util/i18n.h"
 
+#include <langinfo.h>
+#include <limits.h>
 #include <locale.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Whether this program runs from its build tree (not installed): then the
+ * catalogs "make" compiled into the tree are the ones to use, the way the
+ * themes and fonts of the source tree are. */
+static bool running_from_tree(void)
+{
+        char exe[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        size_t bl = strlen(DMO_BUILDDIR);
+        if (n <= 0)
+                return false;
+        exe[n] = '\0';
+        return (size_t)n > bl && !strncmp(exe, DMO_BUILDDIR, bl) && exe[bl] == '/';
+}
+
+const char *dmo_i18n_localedir(void)
+{
+        const char *dir = getenv("DORMOUSE_LOCALEDIR");
+        if (dir && *dir)
+                return dir;
+        return running_from_tree() ? DMO_BUILDDIR "/po/locale" : LOCALEDIR;
+}
 
 void dmo_i18n_init(void)
 {
         setlocale(LC_ALL, "");
+        /* Numbers in configuration files, themes and logs are read and
+         * written the C way ("0.62"); the screen formats its own with
+         * dmo_i18n_decimal_point(). */
+        setlocale(LC_NUMERIC, "C");
 #if ENABLE_NLS
-        const char *dir = getenv("DORMOUSE_LOCALEDIR");
-        bindtextdomain(PACKAGE, dir ? dir : LOCALEDIR);
+        bindtextdomain(PACKAGE, dmo_i18n_localedir());
         bind_textdomain_codeset(PACKAGE, "UTF-8");
         textdomain(PACKAGE);
 #endif
+}
+
+bool dmo_i18n_rtl(void)
+{
+        /* TRANSLATORS: not shown. Translate as "default:RTL" when your
+         * language is written from right to left (Arabic, Hebrew, Persian);
+         * the splash then mirrors its layout. Keep "default:LTR" otherwise. */
+        return strcmp(_("default:LTR"), "default:RTL") == 0;
+}
+
+bool dmo_i18n_have_catalog(void)
+{
+#if ENABLE_NLS
+        /* The empty msgid translates to the catalog's header when there is
+         * a catalog for the language. */
+        const char *h = gettext("");
+        return h && *h;
+#else
+        return false;
+#endif
+}
+
+void dmo_i18n_decimal_point(char *out, size_t len)
+{
+        locale_t loc = newlocale(LC_NUMERIC_MASK, "", (locale_t)0);
+        if (loc) {
+                const char *r = nl_langinfo_l(RADIXCHAR, loc);
+                bool own = r && *r && strcmp(r, ".") != 0;
+                if (own)
+                        snprintf(out, len, "%s", r);
+                freelocale(loc);
+                if (own)
+                        return;
+        }
+        /* TRANSLATORS: not shown as such: after the colon, the decimal
+         * separator of your language ("decimal-separator:," gives 4,9 GB).
+         * Used when the locale does not say otherwise. */
+        const char *t = _("decimal-separator:.");
+        const char *sep = strchr(t, ':');
+        snprintf(out, len, "%s", sep && sep[1] ? sep + 1 : ".");
 }

@@ -7,6 +7,9 @@
 
 #include "config.h"
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #if ENABLE_NLS
 #include <libintl.h>
 #define _(s) gettext(s)
@@ -15,8 +18,29 @@
 #endif
 #define N_(s) (s)
 
-/* Binds the text domain: LOCALEDIR unless $DORMOUSE_LOCALEDIR is set (used by
- * the tests and the initramfs, which carry catalogs elsewhere). */
+/* Sets the locale from the environment (LC_NUMERIC stays "C": numbers in
+ * files and logs are read and written the C way) and binds the text domain
+ * to dmo_i18n_localedir(). */
 void dmo_i18n_init(void);
+
+/* Where the catalogs are: $DORMOUSE_LOCALEDIR when set (the tests, the
+ * initramfs); the build tree's po/locale when this program runs from its
+ * build tree ("make" puts every catalog of po/LINGUAS there); else the
+ * installed LOCALEDIR. */
+const char *dmo_i18n_localedir(void);
+
+/* Whether a catalog answers for the current language (LANGUAGE, LC_ALL,
+ * LC_MESSAGES, LANG). False for English, which needs none. */
+bool dmo_i18n_have_catalog(void);
+
+/* The decimal separator for numbers a person reads: the locale's when the
+ * environment's LC_NUMERIC has one other than ".", else the interface
+ * language's (its translators write it in the catalog). */
+void dmo_i18n_decimal_point(char *out, size_t len);
+
+/* Whether the interface language reads right to left. Its translators say
+ * so by translating the marker "default:LTR" as "default:RTL" (GTK's
+ * convention), so a new language needs no list in the code. */
+bool dmo_i18n_rtl(void);
 
 #endif

@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char path[64];
         int fd = dmo_fuzz_memfile("dmo-fuzz-font", data, size, path);
         struct dmo_font *font;
-        if (dmo_font_open(path, &font) == 0) {
+        if (dmo_font_open(path, false, &font) == 0) {
                 cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 160, 64);
                 cairo_t *cr = cairo_create(s);
                 static const double sizes[] = {1, 14, 61.5};

@@ -6,6 +6,7 @@
  * Everything here is original work, licensed CC0 (see themes/README.md).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -37,8 +38,8 @@ static void dormouse(cairo_t *cr, double cx, double cy, double r, double fur_r, 
         cairo_stroke(cr);
         cairo_restore(cr);
         /* body */
-        cairo_pattern_t *g = cairo_pattern_create_radial(cx - r * 0.3, cy - r * 0.4, r * 0.1, cx,
-                                                         cy, r * 1.05);
+        cairo_pattern_t *g =
+            cairo_pattern_create_radial(cx - r * 0.3, cy - r * 0.4, r * 0.1, cx, cy, r * 1.05);
         cairo_pattern_add_color_stop_rgb(g, 0, fur_r * 1.15, fur_g * 1.15, fur_b * 1.15);
         cairo_pattern_add_color_stop_rgb(g, 1, fur_r * 0.85, fur_g * 0.85, fur_b * 0.85);
         cairo_save(cr);
@@ -123,8 +124,9 @@ static void default_logo(int k, const char *name)
         save(s, "default", name);
 }
 
-/* nocturne: a crescent moon with the dormouse asleep in its curve. */
-static void nocturne_moon(int k, const char *name)
+/* nocturne: a crescent moon with the dormouse asleep in its curve (or, for
+ * the scenes where it is awake or gone, the moon alone). */
+static void nocturne_moon(int k, const char *name, bool sleeping)
 {
         int W = 360 * k, H = 300 * k;
         cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
@@ -159,8 +161,10 @@ static void nocturne_moon(int k, const char *name)
         cairo_pop_group_to_source(cr);
         cairo_paint(cr);
         /* the dormouse lies in the crescent's curve */
-        dormouse(cr, cx - R * 0.05, cy + R * 0.52, R * 0.34, 0.72, 0.52, 0.36);
-        zzz(cr, cx + R * 0.45, cy + R * 0.05, R * 0.14, 1, 0.93, 0.7, 0.95);
+        if (sleeping) {
+                dormouse(cr, cx - R * 0.05, cy + R * 0.52, R * 0.34, 0.72, 0.52, 0.36);
+                zzz(cr, cx + R * 0.45, cy + R * 0.05, R * 0.14, 1, 0.93, 0.7, 0.95);
+        }
         cairo_destroy(cr);
         save(s, "nocturne", name);
 }
@@ -235,8 +239,10 @@ int main(int argc, char **argv)
         root = argc > 1 ? argv[1] : "..";
         default_logo(1, "logo.png");
         default_logo(2, "logo@2x.png");
-        nocturne_moon(1, "moon.png");
-        nocturne_moon(2, "moon@2x.png");
+        nocturne_moon(1, "moon.png", true);
+        nocturne_moon(2, "moon@2x.png", true);
+        nocturne_moon(1, "moon-empty.png", false);
+        nocturne_moon(2, "moon-empty@2x.png", false);
         nocturne_stars(1, "stars.png");
         nocturne_stars(2, "stars@2x.png");
         nocturne_throbber(1);

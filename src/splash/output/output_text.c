@@ -37,6 +37,7 @@ struct text_strings {
         const char *no_yes; /* "[y/N]" */
         const char *log_phase;
         const char *log_progress;
+        const char *log_item;
         const char *log_totals;
         const char *log_aborted;
         const char *log_failed;
@@ -103,8 +104,13 @@ static void load_strings(struct text_strings *s, bool utf8)
         s->no_yes = _("[y/N]");
         /* TRANSLATORS: a log line when a phase starts: percent, phase label. */
         s->log_phase = _("[%3u%%] %s\n");
-        /* TRANSLATORS: percent, phase label, pages done, pages in all, MB/s, time left. */
-        s->log_progress = _("[%3u%%] %s: %llu of %llu pages, %s, %s\n");
+        /* TRANSLATORS: percent, phase label, pages done, pages in all, then what
+         * is known of the throughput and the time left, each after the
+         * separator below (", 230 MB/s, 1 s left"), or nothing. */
+        s->log_progress = _("[%3u%%] %s: %llu of %llu pages%s\n");
+        /* TRANSLATORS: goes before the throughput and before the time left
+         * at the end of a log line. */
+        s->log_item = _(", %s");
         /* TRANSLATORS: phase label, pages, MB of memory, seconds (with tenths), MB/s, MB stored. */
         s->log_totals = _("[100%%] %s: %llu pages (%llu MB) in %u.%u s, %u MB/s on average, "
                           "%llu MB on disk\n");
@@ -315,6 +321,18 @@ static size_t tty_dialog_line(struct text_output *t, const struct dmo_scene *sc,
         return append(buf, pos, cap, "\033[K");
 }
 
+/* Columns the throughput and the time left take at their widest usual
+ * values ("  9999 MB/s  99 min left"), in this language. */
+static int stats_reserve(const struct text_output *t)
+{
+        char rate[64], secs[64], mins[64];
+        format_rate(t, 9999, rate, sizeof(rate));
+        snprintf(secs, sizeof(secs), cached(t->s.secs, "%u s left"), 99u);
+        snprintf(mins, sizeof(mins), cached(t->s.mins, "%u min left"), 99u);
+        int s = text_cols(secs, t->utf8), m = text_cols(mins, t->utf8);
+        return 2 + text_cols(rate, t->utf8) + 2 + (s > m ? s : m);
+}
+
 static size_t tty_progress_line(struct text_output *t, const struct dmo_scene *sc, char *buf,
                                 size_t cap)
 {
@@ -327,21 +345,19 @@ static size_t tty_progress_line(struct text_output *t, const struct dmo_scene *s
 
         /* The last column stays empty: writing it makes some terminals wrap. */
         int cols = terminal_cols(t) - 1;
+        /* The widest label, whole: a phase name is not cut. */
         int label_w = t->s.label_width;
-        if (label_w > cols / 3)
-                label_w = cols / 3;
-        int stats_cols = (rate[0] ? 2 + text_cols(rate, t->utf8) : 0) +
-                         (eta[0] ? 2 + text_cols(eta, t->utf8) : 0);
+        if (label_w > cols - 6)
+                label_w = cols - 6 > 0 ? cols - 6 : 0;
         int fixed = label_w + 3 /* "  [" */ + 3 /* "]  " */ + 4 /* "100%" */;
-        int bar = cols - fixed - stats_cols;
+        /* Room for the throughput and the time left is kept whether they
+         * are shown yet or not, so the bar keeps its length when they come
+         * and go; where there is no room for them, they are never shown. */
+        int bar = cols - fixed - stats_reserve(t);
         if (bar < BAR_MIN) {
-                /* Narrow terminal: throughput and time go first, then the label. */
+                /* Narrow terminal: throughput and time go first, then the bar. */
                 rate[0] = eta[0] = '\0';
                 bar = cols - fixed;
-        }
-        if (bar < BAR_MIN) {
-                label_w = 0;
-                bar = cols - 10;
         }
         if (bar > BAR_MAX)
                 bar = BAR_MAX;
@@ -350,7 +366,7 @@ static size_t tty_progress_line(struct text_output *t, const struct dmo_scene *s
         if (label_w > 0)
                 pos = append_label(t, buf, pos, cap, t->s.labels[ph], label_w);
         if (label_w > 0)
-                pos = append(buf, pos, cap, "  ");
+                pos = append(buf, pos, cap, bar >= BAR_MIN ? "  " : " ");
         if (bar >= BAR_MIN) {
                 pos = append(buf, pos, cap, "[");
                 pos = append_bar(t, buf, pos, cap, sc->bar_fraction, bar);
@@ -438,14 +454,21 @@ static int render_log(struct text_output *t, const struct dmo_scene *sc)
                 if (decile <= t->last_decile || decile < 1 || decile > 9)
                         return 0;
                 t->last_decile = decile;
-                char rate[64], eta[64];
+                char rate[64], eta[64], tail[160] = "";
                 format_rate(t, p->mb_per_s, rate, sizeof(rate));
                 format_eta(t, p->eta_s, eta, sizeof(eta));
+                /* What is not known yet is left out, not shown as "-". */
+                size_t tl = 0;
+                if (rate[0])
+                        tl += (size_t)snprintf(tail + tl, sizeof(tail) - tl,
+                                               cached(t->s.log_item, ", %s"), rate);
+                if (eta[0] && tl < sizeof(tail))
+                        snprintf(tail + tl, sizeof(tail) - tl, cached(t->s.log_item, ", %s"), eta);
                 n = snprintf(t->line, sizeof(t->line),
-                             cached(t->s.log_progress, "[%3u%%] %s: %llu of %llu pages, %s, %s\n"),
+                             cached(t->s.log_progress, "[%3u%%] %s: %llu of %llu pages%s\n"),
                              (unsigned)decile * 10, t->s.labels[ph],
                              (unsigned long long)p->pages_done, (unsigned long long)p->pages_total,
-                             rate[0] ? rate : "-", eta[0] ? eta : "-");
+                             tail);
         } else {
                 t->started = true;
                 t->last_phase = ph;

@@ -55,6 +55,9 @@ struct dmo_painter {
         double scale;
 
         struct dmo_font *font_regular, *font_bold, *font_fallback;
+        struct dmo_font *font_fallback_bold; /* the fallback drawn bold, for bold text */
+        bool rtl;                            /* the interface reads right to left */
+        char decimal[8];                     /* decimal separator of numbers shown */
         bool have_text;
         bool prewarmed; /* dmo_painter_prewarm() ran */
         struct dmo_textstyle style[DMO_TEXT_COUNT];
@@ -62,8 +65,9 @@ struct dmo_painter {
         struct dmo_shaper shaper;
         struct dmo_line line[L_COUNT];
 
-        cairo_surface_t *base; /* background when it is not a plain colour */
-        cairo_surface_t *logo; /* scaled to its drawn size */
+        cairo_surface_t *base;                       /* background when it is not a plain colour */
+        cairo_surface_t *logo;                       /* scaled to its drawn size */
+        cairo_surface_t *mode_logo[DMO_SCENE_KINDS]; /* a mode's own, in the same box */
         cairo_surface_t *bar_fill, *bar_track;
         cairo_surface_t *throbber[DMO_THEME_MAX_THROBBER];
 
@@ -71,6 +75,8 @@ struct dmo_painter {
         bool box_shown[DMO_BOX_COUNT];
         struct dmo_rect ink[DMO_BOX_COUNT];
         bool ink_valid[DMO_BOX_COUNT];
+        bool measure;                   /* dmo_painter_measure_contrast() was called */
+        double contrast[DMO_BOX_COUNT]; /* worst text/background ratio, when measuring */
         double bar_radius, bar_border;
 
         struct target targets[MAX_TARGETS];
@@ -127,11 +133,16 @@ double dmo_painter_scale(const struct dmo_painter *p)
 
 static double auto_scale(int w, int h, int phys_mm)
 {
+        double s;
         if (phys_mm > 0) {
                 double dpi = w / (phys_mm / 25.4);
-                return dpi > 190 ? 2 : 1;
+                s = dpi > 190 ? 2 : 1;
+        } else {
+                s = h >= 2000 ? 2 : 1;
         }
-        return h >= 2000 ? 2 : 1;
+        /* Themes are laid out for at least 960×720 (in scale-1 pixels);
+         * smaller screens get everything smaller rather than overlapping. */
+        return s * fmin(1, fmin(w / s / 960.0, h / s / 720.0));
 }
 
 static cairo_surface_t *scaled_copy(cairo_surface_t *src, int w, int h)
@@ -209,12 +220,16 @@ static void draw_background_full(const struct dmo_painter *p, cairo_t *cr)
 static int open_fonts(struct dmo_painter *p)
 {
         const struct dmo_theme *t = p->t;
-        if (!t->font_regular[0] || dmo_font_open(t->font_regular, &p->font_regular) < 0)
+        if (!t->font_regular[0] || dmo_font_open(t->font_regular, false, &p->font_regular) < 0)
                 return -ENOENT;
-        if (!t->font_bold[0] || dmo_font_open(t->font_bold, &p->font_bold) < 0)
+        if (!t->font_bold[0] || dmo_font_open(t->font_bold, false, &p->font_bold) < 0)
                 p->font_bold = NULL;
-        if (t->font_fallback[0] && dmo_font_open(t->font_fallback, &p->font_fallback) < 0)
+        if (t->font_fallback[0] && dmo_font_open(t->font_fallback, false, &p->font_fallback) < 0)
                 p->font_fallback = NULL;
+        /* A bold title stays bold in a script only the fallback has (Arabic
+         * in DejaVu Sans Bold's place): the fallback, emboldened. */
+        if (p->font_fallback && dmo_font_open(t->font_fallback, true, &p->font_fallback_bold) < 0)
+                p->font_fallback_bold = NULL;
         return 0;
 }
 
@@ -223,6 +238,7 @@ static int make_lines(struct dmo_painter *p)
         int r = dmo_shaper_init(&p->shaper, LINE_GLYPHS);
         if (r < 0)
                 return r;
+        p->shaper.prefer_rtl = p->rtl;
         for (int i = 0; i < L_COUNT; i++) {
                 r = dmo_line_init(&p->line[i], LINE_GLYPHS);
                 if (r < 0)
@@ -356,8 +372,14 @@ static int prepare_images(struct dmo_painter *p)
                 cairo_destroy(cr);
         }
         cairo_surface_t *img = dmo_theme_image_pick(&t->logo, p->scale, &is);
-        if (p->box_shown[DMO_BOX_LOGO])
+        if (p->box_shown[DMO_BOX_LOGO]) {
                 p->logo = scaled_copy(img, p->box[DMO_BOX_LOGO].w, p->box[DMO_BOX_LOGO].h);
+                for (int k = 0; k < DMO_SCENE_KINDS; k++) {
+                        img = dmo_theme_image_pick(&t->mode[k].logo, p->scale, &is);
+                        p->mode_logo[k] =
+                            scaled_copy(img, p->box[DMO_BOX_LOGO].w, p->box[DMO_BOX_LOGO].h);
+                }
+        }
         const struct dmo_rect *in = &p->box[DMO_BOX_BAR_FILL];
         img = dmo_theme_image_pick(&t->bar_fill_image, p->scale, &is);
         p->bar_fill = scaled_copy(img, in->w, in->h);
@@ -388,14 +410,17 @@ int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double
         p->w = width;
         p->h = height;
         p->scale = scale > 0 ? scale : auto_scale(width, height, phys_width_mm);
+        p->rtl = dmo_i18n_rtl();
+        dmo_i18n_decimal_point(p->decimal, sizeof(p->decimal));
 
         p->have_text = open_fonts(p) == 0;
         if (p->have_text) {
                 for (int i = 0; i < DMO_TEXT_COUNT; i++) {
-                        struct dmo_font *f =
-                            theme->text[i].bold && p->font_bold ? p->font_bold : p->font_regular;
-                        r = dmo_textstyle_init(&p->style[i], f, p->font_fallback,
-                                               theme->text[i].size * p->scale);
+                        bool bold = theme->text[i].bold;
+                        struct dmo_font *f = bold && p->font_bold ? p->font_bold : p->font_regular;
+                        struct dmo_font *fb = bold && p->font_fallback_bold ? p->font_fallback_bold
+                                                                            : p->font_fallback;
+                        r = dmo_textstyle_init(&p->style[i], f, fb, theme->text[i].size * p->scale);
                         if (r < 0)
                                 goto fail;
                 }
@@ -437,8 +462,11 @@ void dmo_painter_free(struct dmo_painter *p)
         dmo_font_free(p->font_regular);
         dmo_font_free(p->font_bold);
         dmo_font_free(p->font_fallback);
+        dmo_font_free(p->font_fallback_bold);
         cairo_surface_destroy(p->base);
         cairo_surface_destroy(p->logo);
+        for (int k = 0; k < DMO_SCENE_KINDS; k++)
+                cairo_surface_destroy(p->mode_logo[k]);
         cairo_surface_destroy(p->bar_fill);
         cairo_surface_destroy(p->bar_track);
         for (int i = 0; i < DMO_THEME_MAX_THROBBER; i++)
@@ -463,6 +491,20 @@ bool dmo_painter_text_extent(const struct dmo_painter *p, enum dmo_painter_box w
         return true;
 }
 
+void dmo_painter_measure_contrast(struct dmo_painter *p)
+{
+        p->measure = true;
+}
+
+bool dmo_painter_text_contrast(const struct dmo_painter *p, enum dmo_painter_box which,
+                               double *ratio)
+{
+        if ((unsigned)which >= DMO_BOX_COUNT || !p->measure || !p->ink_valid[which])
+                return false;
+        *ratio = p->contrast[which];
+        return true;
+}
+
 /* ---- per-frame content ---- */
 
 static void format_eta(char *buf, size_t len, double eta)
@@ -482,16 +524,40 @@ static void format_eta(char *buf, size_t len, double eta)
         }
 }
 
-static void format_size(char *buf, size_t len, uint64_t bytes)
+/* "4.9 GB" with the language's decimal separator ("4,9 GB"); the unit as
+ * the translators write it. */
+static void format_size(const struct dmo_painter *p, char *buf, size_t len, uint64_t bytes)
 {
-        double v = (double)bytes;
-        if (v >= 1e9)
-                snprintf(buf, len, _("%.1f GB"), v / 1e9);
-        else
-                snprintf(buf, len, _("%.0f MB"), v / 1e6);
+        if (bytes >= 1000000000ull) {
+                uint64_t tenths = (bytes + 50000000ull) / 100000000ull;
+                char num[32];
+                snprintf(num, sizeof(num), "%llu%s%u", (unsigned long long)(tenths / 10),
+                         p->decimal, (unsigned)(tenths % 10));
+                /* TRANSLATORS: an amount in gigabytes; %s is the number with
+                 * its decimal separator already in it ("4.9", "4,9"). */
+                snprintf(buf, len, _("%s GB"), num);
+        } else {
+                snprintf(buf, len, _("%llu MB"),
+                         (unsigned long long)((bytes + 500000ull) / 1000000ull));
+        }
 }
 
-static void build_stats(const struct dmo_scene *sc, char *out, size_t len)
+/* The stats line's percent: the share of the image moved, from the same two
+ * counts as the amounts printed beside it ("38% · 4.9 GB of 12.9 GB"). The
+ * bar shows the whole job (doc/themes.md). -1 when nothing is counted yet. */
+static int data_percent(const struct dmo_progress_snapshot *pr)
+{
+        if (pr->pages_total == 0)
+                return -1;
+        uint64_t done = pr->pages_done < pr->pages_total ? pr->pages_done : pr->pages_total;
+        /* Rounded like the amounts are, so 4.9 of 12.9 says 38%; 100% only
+         * when everything is done. */
+        int pct = (int)((done * 200 + pr->pages_total) / (2 * pr->pages_total));
+        return pct == 100 && done < pr->pages_total ? 99 : pct;
+}
+
+static void build_stats(const struct dmo_painter *p, const struct dmo_scene *sc, char *out,
+                        size_t len)
 {
         const struct dmo_progress_snapshot *pr = &sc->progress;
         const char *sep = _(" · ");
@@ -505,15 +571,17 @@ static void build_stats(const struct dmo_scene *sc, char *out, size_t len)
 
         out[0] = '\0';
         APPEND("%s", dmo_phase_label(pr->phase));
-        if (sc->kind == DMO_SCENE_HIBERNATE || sc->kind == DMO_SCENE_RESUME) {
+        int pct = data_percent(pr);
+        if (pct >= 0 && (sc->kind == DMO_SCENE_HIBERNATE || sc->kind == DMO_SCENE_RESUME)) {
                 APPEND("%s", sep);
-                APPEND(_("%d%%"), (int)floor(fmin(fmax(sc->bar_fraction, 0), 1) * 100));
+                APPEND(_("%d%%"), pct);
         }
         uint64_t page = 4096;
         if (pr->pages_total > 0) {
                 char done[32], total[32];
-                format_size(done, sizeof(done), pr->pages_done * page);
-                format_size(total, sizeof(total), pr->pages_total * page);
+                uint64_t d = pr->pages_done < pr->pages_total ? pr->pages_done : pr->pages_total;
+                format_size(p, done, sizeof(done), d * page);
+                format_size(p, total, sizeof(total), pr->pages_total * page);
                 APPEND("%s", sep);
                 APPEND(_("%s of %s"), done, total);
         }
@@ -590,7 +658,9 @@ static void draw_bar(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene 
         if (fw > 0 && in->h > 0) {
                 rounded_rect(cr, in->x, in->y, in->w, in->h, ri);
                 cairo_clip(cr);
-                rounded_rect(cr, in->x, in->y, fw, in->h, fmin(ri, fw / 2.0));
+                /* Right-to-left languages read progress from the right. */
+                double fx = p->rtl && t->bar_mirror ? in->x + in->w - fw : in->x;
+                rounded_rect(cr, fx, in->y, fw, in->h, fmin(ri, fw / 2.0));
                 if (p->bar_fill) {
                         cairo_set_source_surface(cr, p->bar_fill, in->x, in->y);
                 } else {
@@ -604,9 +674,55 @@ static void draw_bar(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene 
         cairo_restore(cr);
 }
 
+/* WCAG 2 relative luminance of an sRGB colour (components 0..1). */
+static double luminance(double r, double g, double b)
+{
+        double c[3] = {r, g, b};
+        for (int i = 0; i < 3; i++)
+                c[i] = c[i] <= 0.04045 ? c[i] / 12.92 : pow((c[i] + 0.055) / 1.055, 2.4);
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+}
+
+static double contrast_ratio(double la, double lb)
+{
+        return (fmax(la, lb) + 0.05) / (fmin(la, lb) + 0.05);
+}
+
+/* The lowest contrast between the text colour (over what is there) and any
+ * pixel of the area the text is about to cover: a star under a glyph
+ * counts. Only when measuring (theme check); reads the target surface. */
+static double worst_contrast(cairo_t *cr, const struct dmo_rgba *c, double x, double y, double w,
+                             double h)
+{
+        cairo_surface_t *s = cairo_get_target(cr);
+        cairo_surface_flush(s);
+        const uint8_t *px = cairo_image_surface_get_data(s);
+        int stride = cairo_image_surface_get_stride(s), sw = cairo_image_surface_get_width(s),
+            sh = cairo_image_surface_get_height(s);
+        int x0 = (int)fmax(0, floor(x)), y0 = (int)fmax(0, floor(y));
+        int x1 = (int)fmin(sw, ceil(x + w)), y1 = (int)fmin(sh, ceil(y + h));
+        double worst = 21;
+        for (int j = y0; j < y1; j++) {
+                const uint32_t *row = (const uint32_t *)(px + (size_t)j * stride);
+                for (int i = x0; i < x1; i++) {
+                        double br = (row[i] >> 16 & 0xff) / 255.0,
+                               bg = (row[i] >> 8 & 0xff) / 255.0, bb = (row[i] & 0xff) / 255.0;
+                        double lt =
+                            luminance(c->r * c->a + br * (1 - c->a), c->g * c->a + bg * (1 - c->a),
+                                      c->b * c->a + bb * (1 - c->a));
+                        worst = fmin(worst, contrast_ratio(lt, luminance(br, bg, bb)));
+                }
+        }
+        return worst;
+}
+
+/* A line wider than its box is drawn smaller, down to this fraction of its
+ * size, before it is cut: a long translated error still reads whole. */
+#define FIT_MIN 0.75
+
 static void draw_line_in_box(struct dmo_painter *p, cairo_t *cr, enum dmo_painter_box bi,
                              const struct dmo_line *l, enum dmo_align align,
-                             const struct dmo_rgba *color)
+                             const struct dmo_rgba *color, const struct dmo_rgba *backing)
 {
         const struct dmo_rect *bx = &p->box[bi];
         p->ink_valid[bi] = false;
@@ -615,32 +731,58 @@ static void draw_line_in_box(struct dmo_painter *p, cairo_t *cr, enum dmo_painte
         /* "start" is the reading start: the right edge for RTL text. */
         if (l->rtl && align != DMO_ALIGN_CENTER)
                 align = align == DMO_ALIGN_START ? DMO_ALIGN_END : DMO_ALIGN_START;
+        double k = l->width > bx->w ? fmax(bx->w / l->width, FIT_MIN) : 1;
+        double w = l->width * k;
         double x;
-        if (l->width > bx->w)
-                x = l->rtl ? bx->x + bx->w - l->width : bx->x;
+        if (w > bx->w)
+                x = l->rtl ? bx->x + bx->w - w : bx->x;
         else if (align == DMO_ALIGN_START)
                 x = bx->x;
         else if (align == DMO_ALIGN_END)
-                x = bx->x + bx->w - l->width;
+                x = bx->x + bx->w - w;
         else
-                x = bx->x + (bx->w - l->width) / 2;
-        x = round(x);
-        double y =
-            round(bx->y + (bx->h - (l->style->ascent + l->style->descent)) / 2 + l->style->ascent);
+                x = bx->x + (bx->w - w) / 2;
+        x = k == 1 ? round(x) : x;
+        double asc = l->style->ascent * k, desc = l->style->descent * k;
+        double y = round(bx->y + (bx->h - (asc + desc)) / 2 + asc);
         cairo_save(cr);
         cairo_rectangle(cr, bx->x, bx->y, bx->w, bx->h);
         cairo_clip(cr);
-        set_rgba(cr, color);
-        dmo_line_draw(cr, l, x, y);
-        cairo_restore(cr);
+        if (backing && backing->a > 0) {
+                /* A band as tall as the box, round-ended, inside the box. */
+                double r = bx->h / 2.0, bx0 = fmax(bx->x, x - r),
+                       bx1 = fmin(bx->x + bx->w, x + w + r);
+                rounded_rect(cr, bx0, bx->y, bx1 - bx0, bx->h, r);
+                set_rgba(cr, backing);
+                cairo_fill(cr);
+        }
         double x0, y0, x1, y1;
-        if (dmo_line_ink(l, &x0, &y0, &x1, &y1)) {
-                struct dmo_rect ink = {(int)floor(x + x0), (int)floor(y + y0),
-                                       (int)ceil(x1 - x0) + 1, (int)ceil(y1 - y0) + 1};
+        bool inked = dmo_line_ink(l, &x0, &y0, &x1, &y1);
+        if (p->measure && inked)
+                p->contrast[bi] =
+                    worst_contrast(cr, color, x + x0 * k, y + y0 * k, (x1 - x0) * k, (y1 - y0) * k);
+        set_rgba(cr, color);
+        cairo_translate(cr, x, y);
+        cairo_scale(cr, k, k);
+        dmo_line_draw(cr, l, 0, 0);
+        cairo_restore(cr);
+        if (inked) {
+                /* The pixels the ink touches (antialiasing included). */
+                int ix0 = (int)floor(x + x0 * k), iy0 = (int)floor(y + y0 * k);
+                int ix1 = (int)ceil(x + x1 * k), iy1 = (int)ceil(y + y1 * k);
+                struct dmo_rect ink = {ix0, iy0, ix1 - ix0, iy1 - iy0};
                 /* Not cut to the box: theme check uses it to find text that does not fit. */
                 p->ink[bi] = ink;
                 p->ink_valid[bi] = true;
         }
+}
+
+/* One of the theme's text elements, in its colours. */
+static void draw_text(struct dmo_painter *p, cairo_t *cr, enum dmo_text_slot which,
+                      enum dmo_painter_box box, const struct dmo_line *l)
+{
+        const struct dmo_theme_text *tt = &p->t->text[which];
+        draw_line_in_box(p, cr, box, l, tt->align, &tt->color, &tt->backing);
 }
 
 static void draw_throbber(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene *sc)
@@ -687,14 +829,13 @@ static void draw_dialog(struct dmo_painter *p, cairo_t *cr, const struct dmo_sce
         cairo_stroke(cr);
 
         /* prompt */
-        struct dmo_rect saved = p->box[DMO_BOX_DETAIL];
-        bool saved_ink = p->ink_valid[DMO_BOX_DETAIL];
-        struct dmo_rect saved_inkr = p->ink[DMO_BOX_DETAIL];
         dmo_line_shape(&p->shaper, &p->line[L_PROMPT], &p->dialog_style, sc->dialog.prompt);
-        p->box[DMO_BOX_DETAIL] = (struct dmo_rect){iround(b->x + pad), iround(b->y + pad),
-                                                   iround(b->w - 2 * pad), iround(lh)};
-        draw_line_in_box(p, cr, DMO_BOX_DETAIL, &p->line[L_PROMPT], DMO_ALIGN_START,
-                         &t->dialog_text);
+        /* Room above and below for accents and descenders (the padding has it). */
+        p->box[DMO_BOX_PROMPT] = (struct dmo_rect){iround(b->x + pad), iround(b->y + pad - 4 * s),
+                                                   iround(b->w - 2 * pad), iround(lh + 8 * s)};
+        p->box_shown[DMO_BOX_PROMPT] = true;
+        draw_line_in_box(p, cr, DMO_BOX_PROMPT, &p->line[L_PROMPT], DMO_ALIGN_START,
+                         &t->dialog_text, NULL);
 
         double fy = b->y + pad + lh + 12 * s, fh = lh + 16 * s;
         if (sc->dialog.kind == DMO_DIALOG_PASSWORD) {
@@ -715,9 +856,21 @@ static void draw_dialog(struct dmo_painter *p, cairo_t *cr, const struct dmo_sce
                 cairo_fill(cr);
         } else if (sc->dialog.kind == DMO_DIALOG_QUESTION) {
                 double bw = (b->w - 3 * pad) / 2;
+                /* The selected answer's text: the theme's, or black or white,
+                 * whichever reads better on the accent. */
+                struct dmo_rgba on_accent = t->dialog_accent_text;
+                if (on_accent.a <= 0) {
+                        const struct dmo_rgba *a = &t->dialog_accent;
+                        double la = luminance(a->r, a->g, a->b);
+                        bool dark = contrast_ratio(la, 0) >= contrast_ratio(la, 1);
+                        on_accent = dark ? (struct dmo_rgba){0.06, 0.07, 0.09, 1}
+                                         : (struct dmo_rgba){1, 1, 1, 1};
+                }
                 for (int i = 0; i < 2; i++) {
                         bool yes = i == 0, hi = yes == sc->dialog.answer_yes;
-                        double bx = b->x + pad + i * (bw + pad);
+                        /* The first answer where reading starts: the right in RTL. */
+                        int slot = p->rtl ? 1 - i : i;
+                        double bx = b->x + pad + slot * (bw + pad);
                         rounded_rect(cr, bx, fy, bw, fh, 6 * s);
                         if (hi) {
                                 set_rgba(cr, &t->dialog_accent);
@@ -726,15 +879,14 @@ static void draw_dialog(struct dmo_painter *p, cairo_t *cr, const struct dmo_sce
                                 set_rgba(cr, &t->dialog_border);
                                 cairo_stroke(cr);
                         }
-                        p->box[DMO_BOX_DETAIL] =
+                        enum dmo_painter_box which = yes ? DMO_BOX_YES : DMO_BOX_NO;
+                        p->box[which] =
                             (struct dmo_rect){iround(bx), iround(fy), iround(bw), iround(fh)};
-                        draw_line_in_box(p, cr, DMO_BOX_DETAIL, &p->line[yes ? L_YES : L_NO],
-                                         DMO_ALIGN_CENTER, &t->dialog_text);
+                        p->box_shown[which] = true;
+                        draw_line_in_box(p, cr, which, &p->line[yes ? L_YES : L_NO],
+                                         DMO_ALIGN_CENTER, hi ? &on_accent : &t->dialog_text, NULL);
                 }
         }
-        p->box[DMO_BOX_DETAIL] = saved;
-        p->ink_valid[DMO_BOX_DETAIL] = saved_ink;
-        p->ink[DMO_BOX_DETAIL] = saved_inkr;
         cairo_restore(cr);
 }
 
@@ -752,32 +904,27 @@ static void draw_all(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene 
                 cairo_set_source_rgb(cr, t->bg_color.r, t->bg_color.g, t->bg_color.b);
                 cairo_paint(cr);
         }
-        if (p->logo && m->show_logo) {
-                cairo_set_source_surface(cr, p->logo, p->box[DMO_BOX_LOGO].x,
-                                         p->box[DMO_BOX_LOGO].y);
+        cairo_surface_t *logo = p->mode_logo[sc->kind] ? p->mode_logo[sc->kind] : p->logo;
+        if (logo && m->show_logo) {
+                cairo_set_source_surface(cr, logo, p->box[DMO_BOX_LOGO].x, p->box[DMO_BOX_LOGO].y);
                 cairo_paint(cr);
         }
         if (t->text[DMO_TEXT_TITLE].show)
-                draw_line_in_box(p, cr, DMO_BOX_TITLE, &p->line[L_TITLE0 + sc->kind],
-                                 t->text[DMO_TEXT_TITLE].align, &t->text[DMO_TEXT_TITLE].color);
+                draw_text(p, cr, DMO_TEXT_TITLE, DMO_BOX_TITLE, &p->line[L_TITLE0 + sc->kind]);
         /* A dialog takes the place of the subtitle, bar and progress lines;
          * drawing them half hidden behind it looks broken. */
         bool dialog = sc->dialog.kind != DMO_DIALOG_NONE;
         if (t->text[DMO_TEXT_SUBTITLE].show && !dialog)
-                draw_line_in_box(p, cr, DMO_BOX_SUBTITLE, &p->line[L_SUBTITLE0 + sc->kind],
-                                 t->text[DMO_TEXT_SUBTITLE].align,
-                                 &t->text[DMO_TEXT_SUBTITLE].color);
+                draw_text(p, cr, DMO_TEXT_SUBTITLE, DMO_BOX_SUBTITLE,
+                          &p->line[L_SUBTITLE0 + sc->kind]);
         if (m->show_bar && !dialog)
                 draw_bar(p, cr, sc);
         if (m->show_stats && t->text[DMO_TEXT_STATS].show && !dialog)
-                draw_line_in_box(p, cr, DMO_BOX_STATS, &p->line[L_STATS],
-                                 t->text[DMO_TEXT_STATS].align, &t->text[DMO_TEXT_STATS].color);
+                draw_text(p, cr, DMO_TEXT_STATS, DMO_BOX_STATS, &p->line[L_STATS]);
         if (t->text[DMO_TEXT_MESSAGE].show && !dialog)
-                draw_line_in_box(p, cr, DMO_BOX_MESSAGE, &p->line[L_MESSAGE],
-                                 t->text[DMO_TEXT_MESSAGE].align, &t->text[DMO_TEXT_MESSAGE].color);
+                draw_text(p, cr, DMO_TEXT_MESSAGE, DMO_BOX_MESSAGE, &p->line[L_MESSAGE]);
         if (t->text[DMO_TEXT_DETAIL].show)
-                draw_line_in_box(p, cr, DMO_BOX_DETAIL, &p->line[L_DETAIL],
-                                 t->text[DMO_TEXT_DETAIL].align, &t->text[DMO_TEXT_DETAIL].color);
+                draw_text(p, cr, DMO_TEXT_DETAIL, DMO_BOX_DETAIL, &p->line[L_DETAIL]);
         if (m->show_throbber && p->box_shown[DMO_BOX_THROBBER])
                 draw_throbber(p, cr, sc);
         if (sc->dialog.kind != DMO_DIALOG_NONE)
@@ -880,7 +1027,7 @@ int dmo_painter_paint(struct dmo_painter *p, uint8_t *pixels, int stride,
         now.dialog.prompt[sizeof(now.dialog.prompt) - 1] = '\0';
         char stats[256], detail[256];
         if (p->t->mode[sc->kind].show_stats)
-                build_stats(sc, stats, sizeof(stats));
+                build_stats(p, sc, stats, sizeof(stats));
         else
                 stats[0] = '\0';
         if (sc->detail[0])
@@ -908,6 +1055,8 @@ int dmo_painter_paint(struct dmo_painter *p, uint8_t *pixels, int stride,
         if (full) {
                 add_damage(damage, max_damage, &nd, (struct dmo_rect){0, 0, p->w, p->h}, p->w,
                            p->h);
+                /* What this frame does not draw is no longer on the screen. */
+                memset(p->ink_valid, 0, sizeof(p->ink_valid));
         } else {
                 const struct dmo_theme_mode *m = &p->t->mode[sc->kind];
                 if (m->show_bar && was->bar_px != now.bar_px)

@@ -72,16 +72,31 @@ enum dmo_painter_box {
         DMO_BOX_THROBBER,
         DMO_BOX_LOGO,
         DMO_BOX_DIALOG,
+        DMO_BOX_PROMPT, /* the dialog's prompt line */
+        DMO_BOX_YES,    /* the question's answers (their buttons) */
+        DMO_BOX_NO,
         DMO_BOX_COUNT
 };
 /* Returns false when the element is not shown by this theme. */
 bool dmo_painter_box(const struct dmo_painter *p, enum dmo_painter_box which, struct dmo_rect *out);
 
 /* Extent of the ink of the last text drawn in a text box (title, subtitle,
- * message, stats, detail), in screen pixels, before clipping to the box (so
- * it may reach past the box or the screen when the text does not fit); false
- * if none. For checks that text fits its box at a given size. */
+ * message, stats, detail, the dialog's prompt and answers), in screen
+ * pixels, before clipping to the box (so it may reach past the box or the
+ * screen when the text does not fit); false if that text is not on the
+ * screen (a full repaint forgets what the new frame does not draw). For
+ * checks that text fits its box at a given size. */
 bool dmo_painter_text_extent(const struct dmo_painter *p, enum dmo_painter_box which,
                              struct dmo_rect *out);
+
+/* From now on, each text drawn notes the lowest contrast ratio (WCAG 2)
+ * between its colour and any pixel under it before it was drawn (the
+ * background, an image, a backing band, a button). Costs a read of those
+ * pixels per text: for `theme check`, not for a running splash. */
+void dmo_painter_measure_contrast(struct dmo_painter *p);
+/* That ratio for the text last drawn in the box; false when it is not on
+ * the screen or nothing was measured. */
+bool dmo_painter_text_contrast(const struct dmo_painter *p, enum dmo_painter_box which,
+                               double *ratio);
 
 #endif

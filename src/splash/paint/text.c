@@ -11,6 +11,20 @@
 #include FT_FREETYPE_H
 #include <hb-ft.h>
 
+#include <fribidi.h>
+
+/* The characters of a line, logical order, with where each starts in the
+ * UTF-8 text. */
+struct dmo_shaper_chars {
+        FriBidiChar cp[DMO_LINE_MAX_CHARS];
+        uint32_t at[DMO_LINE_MAX_CHARS + 1];
+        FriBidiCharType type[DMO_LINE_MAX_CHARS];
+        FriBidiBracketType bracket[DMO_LINE_MAX_CHARS];
+        FriBidiLevel level[DMO_LINE_MAX_CHARS];
+        FriBidiStrIndex map[DMO_LINE_MAX_CHARS];
+        unsigned n;
+};
+
 struct dmo_font {
         FT_Library lib;
         FT_Face face;
@@ -30,7 +44,7 @@ static void release_ft(void *data)
         free(f);
 }
 
-int dmo_font_open(const char *path, struct dmo_font **out)
+int dmo_font_open(const char *path, bool embolden, struct dmo_font **out)
 {
         struct dmo_font *f = calloc(1, sizeof(*f));
         if (!f)
@@ -54,6 +68,8 @@ int dmo_font_open(const char *path, struct dmo_font **out)
         f->hb = hb_font_create(hface);
         hb_face_destroy(hface);
         f->cface = cairo_ft_font_face_create_for_ft_face(f->face, 0);
+        if (embolden && !(f->face->style_flags & FT_STYLE_FLAG_BOLD))
+                cairo_ft_font_face_set_synthesize(f->cface, CAIRO_FT_SYNTHESIZE_BOLD);
         if (cairo_font_face_status(f->cface) ||
             cairo_font_face_set_user_data(f->cface, &face_key, f, release_ft)) {
                 cairo_font_face_destroy(f->cface);
@@ -105,10 +121,16 @@ int dmo_textstyle_init(struct dmo_textstyle *st, struct dmo_font *primary,
                 }
         }
         cairo_font_options_destroy(opt);
-        cairo_font_extents_t fe;
-        cairo_scaled_font_extents(st->sfont[0], &fe);
-        st->ascent = fe.ascent;
-        st->descent = fe.descent;
+        /* The line's height covers both fonts: Arabic reaches deeper than
+         * Latin, and a box sized for Latin alone would cut it. */
+        for (int i = 0; i < 2; i++) {
+                if (!st->sfont[i])
+                        continue;
+                cairo_font_extents_t fe;
+                cairo_scaled_font_extents(st->sfont[i], &fe);
+                st->ascent = fmax(st->ascent, fe.ascent);
+                st->descent = fmax(st->descent, fe.descent);
+        }
         return 0;
 }
 
@@ -123,11 +145,17 @@ void dmo_textstyle_fini(struct dmo_textstyle *st)
 
 int dmo_shaper_init(struct dmo_shaper *s, unsigned max_chars)
 {
+        s->prefer_rtl = false;
+        s->chars = calloc(1, sizeof(*s->chars));
+        if (!s->chars)
+                return -ENOMEM;
         s->buf = hb_buffer_create();
         if (!hb_buffer_allocation_successful(s->buf) ||
             !hb_buffer_pre_allocate(s->buf, max_chars)) {
                 hb_buffer_destroy(s->buf);
                 s->buf = NULL;
+                free(s->chars);
+                s->chars = NULL;
                 return -ENOMEM;
         }
         return 0;
@@ -137,14 +165,19 @@ void dmo_shaper_fini(struct dmo_shaper *s)
 {
         hb_buffer_destroy(s->buf);
         s->buf = NULL;
+        free(s->chars);
+        s->chars = NULL;
 }
 
 int dmo_line_init(struct dmo_line *l, unsigned cap)
 {
         memset(l, 0, sizeof(*l));
         l->glyphs = calloc(cap, sizeof(*l->glyphs));
-        if (!l->glyphs)
+        l->cluster = calloc(cap, sizeof(*l->cluster));
+        if (!l->glyphs || !l->cluster) {
+                dmo_line_fini(l);
                 return -ENOMEM;
+        }
         l->cap = cap;
         return 0;
 }
@@ -152,12 +185,11 @@ int dmo_line_init(struct dmo_line *l, unsigned cap)
 void dmo_line_fini(struct dmo_line *l)
 {
         free(l->glyphs);
+        free(l->cluster);
         memset(l, 0, sizeof(*l));
 }
 
-/* ---- simple bidi ---- */
-
-enum bidi_class { B_NEUTRAL, B_L, B_R, B_NUM };
+/* ---- bidi (GNU FriBidi) and shaping (HarfBuzz) ---- */
 
 static uint32_t utf8_next(const char *s, size_t len, size_t *i)
 {
@@ -184,39 +216,79 @@ static uint32_t utf8_next(const char *s, size_t len, size_t *i)
         return c;
 }
 
-static enum bidi_class classify(hb_unicode_funcs_t *uf, uint32_t c)
+static void decode(const char *s, size_t len, struct dmo_shaper_chars *c)
 {
-        /* Digits, and the percent sign that belongs to them ("42%"). */
-        if ((c >= '0' && c <= '9') || (c >= 0x660 && c <= 0x669) || (c >= 0x6f0 && c <= 0x6f9) ||
-            c == '%' || c == 0x066a)
-                return B_NUM;
-        hb_unicode_general_category_t gc = hb_unicode_general_category(uf, c);
-        switch (gc) {
-        case HB_UNICODE_GENERAL_CATEGORY_LOWERCASE_LETTER:
-        case HB_UNICODE_GENERAL_CATEGORY_UPPERCASE_LETTER:
-        case HB_UNICODE_GENERAL_CATEGORY_TITLECASE_LETTER:
-        case HB_UNICODE_GENERAL_CATEGORY_MODIFIER_LETTER:
-        case HB_UNICODE_GENERAL_CATEGORY_OTHER_LETTER: {
-                hb_script_t sc = hb_unicode_script(uf, c);
-                return hb_script_get_horizontal_direction(sc) == HB_DIRECTION_RTL ? B_R : B_L;
+        size_t i = 0;
+        c->n = 0;
+        while (i < len && c->n < DMO_LINE_MAX_CHARS) {
+                c->at[c->n] = (uint32_t)i;
+                c->cp[c->n++] = utf8_next(s, len, &i);
         }
-        default:
-                return B_NEUTRAL;
+        c->at[c->n] = (uint32_t)i;
+}
+
+static bool is_rtl_type(FriBidiCharType t)
+{
+        return t == FRIBIDI_TYPE_RTL || t == FRIBIDI_TYPE_AL;
+}
+
+/* A higher-level protocol (UAX #9, HL3): a word with left-to-right letters
+ * and no right-to-left ones ("/dev/sda2", "(sda2)", "MB/s") is isolated as a
+ * left-to-right unit, as if wrapped in LRI…PDI; without it the slashes of
+ * "/dev/sda2" at the end of an Arabic sentence take the sentence's
+ * direction and the path reads "dev/sda2/". Only the bidi classes of the
+ * word's weak and neutral characters change; the algorithm is FriBidi's. */
+static void isolate_ltr_words(struct dmo_shaper_chars *c)
+{
+        for (unsigned i = 0; i < c->n;) {
+                if (c->type[i] == FRIBIDI_TYPE_WS) {
+                        i++;
+                        continue;
+                }
+                unsigned end = i;
+                bool l = false, r = false;
+                while (end < c->n && c->type[end] != FRIBIDI_TYPE_WS) {
+                        l |= c->type[end] == FRIBIDI_TYPE_LTR;
+                        r |= is_rtl_type(c->type[end]);
+                        end++;
+                }
+                if (l && !r) {
+                        for (unsigned k = i; k < end; k++) {
+                                if (!FRIBIDI_IS_EXPLICIT_OR_BN(c->type[k])) {
+                                        c->type[k] = FRIBIDI_TYPE_LTR;
+                                        c->bracket[k] = FRIBIDI_NO_BRACKET;
+                                }
+                        }
+                }
+                i = end;
         }
+}
+
+/* The paragraph's direction (UAX #9 P2–P3, or HL1 when the interface is
+ * right-to-left: a line with any right-to-left letter is a right-to-left
+ * paragraph, so "/dev/sda2: …" in Arabic reads from the right). */
+static FriBidiParType paragraph_direction(const struct dmo_shaper_chars *c, bool prefer_rtl)
+{
+        if (prefer_rtl) {
+                for (unsigned i = 0; i < c->n; i++)
+                        if (is_rtl_type(c->type[i]))
+                                return FRIBIDI_PAR_RTL;
+                return FRIBIDI_PAR_LTR;
+        }
+        FriBidiParType d = fribidi_get_par_direction(c->type, (FriBidiStrIndex)c->n);
+        return d == FRIBIDI_PAR_RTL ? FRIBIDI_PAR_RTL : FRIBIDI_PAR_LTR;
 }
 
 bool dmo_text_is_rtl(const char *utf8)
 {
-        hb_unicode_funcs_t *uf = hb_unicode_funcs_get_default();
-        size_t len = strlen(utf8);
-        for (size_t i = 0; i < len;) {
-                enum bidi_class c = classify(uf, utf8_next(utf8, len, &i));
-                if (c == B_L)
-                        return false;
-                if (c == B_R)
-                        return true;
-        }
-        return false;
+        struct dmo_shaper_chars *cc = malloc(sizeof(*cc));
+        if (!cc)
+                return false;
+        decode(utf8, strlen(utf8), cc);
+        fribidi_get_bidi_types(cc->cp, (FriBidiStrIndex)cc->n, cc->type);
+        bool rtl = paragraph_direction(cc, false) == FRIBIDI_PAR_RTL;
+        free(cc);
+        return rtl;
 }
 
 static bool font_has(const struct dmo_font *f, uint32_t c)
@@ -224,114 +296,16 @@ static bool font_has(const struct dmo_font *f, uint32_t c)
         return f && (c < 0x20 || FT_Get_Char_Index(f->face, c) != 0);
 }
 
-struct lrun {
-        size_t start, end; /* bytes */
-        bool rtl;
-};
-
-static bool is_space(uint32_t c)
-{
-        return c == ' ' || c == '\t' || c == 0xa0 || (c >= 0x2000 && c <= 0x200a) || c == 0x202f ||
-               c == 0x3000;
-}
-
-/* Whether the word starting at byte `at` (up to the next space) has a
- * left-to-right letter and no right-to-left one: a path or a name like
- * "/dev/sda2" or "(sda2)". Its punctuation then reads left to right with its
- * letters; by the paragraph's direction alone, an Arabic sentence would
- * show "dev/sda2/". Sets *end to the word's end. */
-static bool ltr_word(hb_unicode_funcs_t *uf, const char *s, size_t len, size_t at, size_t *end)
-{
-        bool l = false, r = false;
-        size_t i = at;
-        while (i < len) {
-                size_t here = i;
-                uint32_t c = utf8_next(s, len, &i);
-                if (is_space(c)) {
-                        i = here;
-                        break;
-                }
-                enum bidi_class k = classify(uf, c);
-                l |= k == B_L;
-                r |= k == B_R;
-        }
-        *end = i;
-        return l && !r;
-}
-
-/* Resolved direction per character: strong characters keep theirs; neutrals
- * inside a left-to-right word are LTR; other neutrals between two characters
- * of the same direction take it, else the paragraph's; numbers are LTR (they
- * read left to right inside Arabic too). */
-static unsigned split_runs(const char *s, size_t len, bool para_rtl, struct lrun *runs,
-                           unsigned max)
-{
-        hb_unicode_funcs_t *uf = hb_unicode_funcs_get_default();
-        unsigned n = 0;
-        size_t i = 0;
-        int prev_dir = para_rtl;   /* direction of the last strong char: 1 rtl, 0 ltr */
-        size_t pending = SIZE_MAX; /* start of a run of neutrals not yet resolved */
-        size_t word_end = 0;       /* the current word ends here... */
-        bool word_ltr = false;     /* ...and is a left-to-right one */
-
-        while (i < len) {
-                size_t at = i;
-                uint32_t cp = utf8_next(s, len, &i);
-                enum bidi_class c = classify(uf, cp);
-                if (at >= word_end && !is_space(cp))
-                        word_ltr = ltr_word(uf, s, len, at, &word_end);
-                if (c == B_NEUTRAL && word_ltr && at < word_end)
-                        c = B_L;
-                if (c == B_NEUTRAL) {
-                        if (pending == SIZE_MAX)
-                                pending = at;
-                        continue;
-                }
-                int dir = c == B_R;
-                size_t from = pending == SIZE_MAX ? at : pending;
-                int ndir = dir == prev_dir ? dir : para_rtl;
-                if (n == 0 && pending != SIZE_MAX)
-                        ndir = para_rtl;
-                /* Neutrals [from, at) take ndir; the strong char takes dir. */
-                if (pending != SIZE_MAX && from < at) {
-                        if (n && runs[n - 1].rtl == ndir)
-                                runs[n - 1].end = at;
-                        else if (n < max)
-                                runs[n++] = (struct lrun){from, at, ndir};
-                        else
-                                runs[n - 1].end = at;
-                }
-                pending = SIZE_MAX;
-                if (n && runs[n - 1].rtl == dir)
-                        runs[n - 1].end = i;
-                else if (n < max)
-                        runs[n++] = (struct lrun){at, i, dir};
-                else
-                        runs[n - 1].end = i;
-                prev_dir = dir;
-        }
-        if (pending != SIZE_MAX) {
-                if (n && runs[n - 1].rtl == para_rtl)
-                        runs[n - 1].end = len;
-                else if (n < max)
-                        runs[n++] = (struct lrun){pending, len, para_rtl};
-                else
-                        runs[n - 1].end = len;
-        }
-        return n;
-}
-
 /* Right-to-left runs go to the fallback when it has them all: Latin-first
  * fonts like DejaVu Sans carry some Arabic, but not shaped forms good
  * enough to read. */
-static int pick_font(const struct dmo_textstyle *st, const char *s, size_t start, size_t end,
-                     bool rtl)
+static int pick_font(const struct dmo_textstyle *st, const struct dmo_shaper_chars *c,
+                     unsigned first, unsigned end, bool rtl)
 {
         unsigned miss0 = 0, miss1 = 0;
-        for (size_t i = start; i < end;) {
-                uint32_t c = utf8_next(s, end, &i);
-                miss0 += !font_has(st->font[0], c);
-                miss1 += !font_has(st->font[1], c);
+        for (unsigned i = first; i < end; i++) {
+                miss0 += !font_has(st->font[0], c->cp[i]);
+                miss1 += !font_has(st->font[1], c->cp[i]);
         }
         if (!st->font[1])
                 return 0;
@@ -340,11 +314,53 @@ static int pick_font(const struct dmo_textstyle *st, const char *s, size_t start
         return miss0 && miss1 < miss0 ? 1 : 0;
 }
 
+/* Shapes the logical characters [first, end) as one run of one direction
+ * and appends its glyphs (HarfBuzz gives them in visual order). */
+static void shape_run(struct dmo_shaper *s, struct dmo_line *l, const struct dmo_textstyle *st,
+                      const struct dmo_shaper_chars *c, unsigned first, unsigned end, bool rtl)
+{
+        if (l->nruns == DMO_LINE_MAX_RUNS || l->n == l->cap)
+                return;
+        int fi = pick_font(st, c, first, end, rtl);
+        hb_font_t *hf = st->font[fi]->hb;
+        int scale = (int)lround(st->size * 64);
+        size_t len = c->at[c->n];
+
+        hb_font_set_scale(hf, scale, scale);
+        hb_buffer_clear_contents(s->buf);
+        hb_buffer_add_utf8(s->buf, l->text, (int)len, c->at[first],
+                           (int)(c->at[end] - c->at[first]));
+        hb_buffer_set_direction(s->buf, rtl ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
+        hb_buffer_guess_segment_properties(s->buf);
+        hb_shape(hf, s->buf, NULL, 0);
+
+        unsigned gn;
+        hb_glyph_info_t *gi = hb_buffer_get_glyph_infos(s->buf, &gn);
+        hb_glyph_position_t *gp = hb_buffer_get_glyph_positions(s->buf, &gn);
+        if (gn > l->cap - l->n)
+                gn = l->cap - l->n;
+        struct dmo_line_run *lr = &l->runs[l->nruns++];
+        lr->first = l->n;
+        lr->count = gn;
+        lr->font = fi;
+        lr->rtl = rtl;
+        double x = l->width;
+        for (unsigned g = 0; g < gn; g++) {
+                l->cluster[l->n] = gi[g].cluster;
+                l->glyphs[l->n++] = (cairo_glyph_t){
+                    .index = gi[g].codepoint,
+                    .x = x + gp[g].x_offset / 64.0,
+                    .y = -gp[g].y_offset / 64.0,
+                };
+                x += gp[g].x_advance / 64.0;
+        }
+        l->width = x;
+}
+
 int dmo_line_shape(struct dmo_shaper *s, struct dmo_line *l, const struct dmo_textstyle *st,
                    const char *utf8)
 {
         size_t len = strnlen(utf8, sizeof(l->text) - 1);
-        struct lrun runs[DMO_LINE_MAX_RUNS];
 
         if (l->style == st && !strncmp(l->text, utf8, sizeof(l->text) - 1) &&
             strlen(l->text) == len)
@@ -363,47 +379,44 @@ int dmo_line_shape(struct dmo_shaper *s, struct dmo_line *l, const struct dmo_te
         l->n = 0;
         l->nruns = 0;
         l->width = 0;
-        l->rtl = dmo_text_is_rtl(l->text);
+        l->rtl = false;
         if (!st->font[0] || len == 0)
                 return 1;
 
-        unsigned nr = split_runs(l->text, len, l->rtl, runs, DMO_LINE_MAX_RUNS);
-        for (unsigned k = 0; k < nr; k++) {
-                /* RTL paragraphs lay their runs out right to left. */
-                const struct lrun *r = &runs[l->rtl ? nr - 1 - k : k];
-                int fi = pick_font(st, l->text, r->start, r->end, r->rtl);
-                hb_font_t *hf = st->font[fi]->hb;
-                int scale = (int)lround(st->size * 64);
+        struct dmo_shaper_chars *c = s->chars;
+        decode(l->text, len, c);
+        fribidi_get_bidi_types(c->cp, (FriBidiStrIndex)c->n, c->type);
+        fribidi_get_bracket_types(c->cp, (FriBidiStrIndex)c->n, c->type, c->bracket);
+        isolate_ltr_words(c);
+        FriBidiParType dir = paragraph_direction(c, s->prefer_rtl);
+        l->rtl = dir == FRIBIDI_PAR_RTL;
+        if (!fribidi_get_par_embedding_levels_ex(c->type, c->bracket, (FriBidiStrIndex)c->n, &dir,
+                                                 c->level))
+                return -ENOMEM;
+        for (unsigned i = 0; i < c->n; i++)
+                c->map[i] = (FriBidiStrIndex)i;
+        /* No flags: HarfBuzz mirrors and keeps marks with their bases. */
+        if (!fribidi_reorder_line(0, c->type, (FriBidiStrIndex)c->n, 0, dir, c->level, NULL,
+                                  c->map))
+                return -ENOMEM;
 
-                hb_font_set_scale(hf, scale, scale);
-                hb_buffer_clear_contents(s->buf);
-                hb_buffer_add_utf8(s->buf, l->text, (int)len, (unsigned)r->start,
-                                   (int)(r->end - r->start));
-                hb_buffer_set_direction(s->buf, r->rtl ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
-                hb_buffer_guess_segment_properties(s->buf);
-                hb_shape(hf, s->buf, NULL, 0);
-
-                unsigned gn;
-                hb_glyph_info_t *gi = hb_buffer_get_glyph_infos(s->buf, &gn);
-                hb_glyph_position_t *gp = hb_buffer_get_glyph_positions(s->buf, &gn);
-                if (gn > l->cap - l->n)
-                        gn = l->cap - l->n;
-                struct dmo_line_run *lr = &l->runs[l->nruns++];
-                lr->first = l->n;
-                lr->count = gn;
-                lr->font = fi;
-                double x = l->width;
-                for (unsigned g = 0; g < gn; g++) {
-                        l->glyphs[l->n++] = (cairo_glyph_t){
-                            .index = gi[g].codepoint,
-                            .x = x + gp[g].x_offset / 64.0,
-                            .y = -gp[g].y_offset / 64.0,
-                        };
-                        x += gp[g].x_advance / 64.0;
+        /* Runs: visual stretches of one level whose characters are
+         * consecutive in the text. */
+        for (unsigned v = 0; v < c->n;) {
+                unsigned lo = (unsigned)c->map[v], hi = lo;
+                FriBidiLevel lev = c->level[lo];
+                bool rtl = FRIBIDI_LEVEL_IS_RTL(lev);
+                unsigned w = v + 1;
+                while (w < c->n && c->level[c->map[w]] == lev &&
+                       (unsigned)c->map[w] == (rtl ? lo - 1 : hi + 1)) {
+                        if (rtl)
+                                lo--;
+                        else
+                                hi++;
+                        w++;
                 }
-                l->width = x;
-                if (l->n == l->cap)
-                        break;
+                shape_run(s, l, st, c, lo, hi + 1, rtl);
+                v = w;
         }
         return 1;
 }

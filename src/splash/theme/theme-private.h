@@ -46,12 +46,14 @@ struct dmo_theme_text {
         bool bold;
         enum dmo_align align; /* "start" follows the text direction */
         struct dmo_rgba color;
+        struct dmo_rgba backing; /* a=0: none; else a rounded band under the text */
 };
 
 struct dmo_theme_mode {
         char title[256], subtitle[256]; /* translated at load time */
         bool show_bar, show_stats, show_throbber, show_logo;
-        struct dmo_rgba bar_color; /* a=0: the bar's own colour */
+        struct dmo_rgba bar_color;   /* a=0: the bar's own colour */
+        struct dmo_theme_image logo; /* none: the theme's [logo] image */
 };
 
 struct dmo_theme {
@@ -73,6 +75,7 @@ struct dmo_theme {
         double logo_halign, logo_valign, logo_width; /* width px at scale 1, 0: image size */
 
         double bar_halign, bar_valign, bar_width, bar_height, bar_border, bar_radius;
+        bool bar_mirror; /* fills from the right in right-to-left languages */
         struct dmo_rgba bar_fg, bar_bg, bar_border_color;
         struct dmo_theme_image bar_fill_image, bar_track_image;
 
@@ -87,6 +90,7 @@ struct dmo_theme {
 
         double dialog_halign, dialog_valign, dialog_width, dialog_size;
         struct dmo_rgba dialog_bg, dialog_border, dialog_text, dialog_accent;
+        struct dmo_rgba dialog_accent_text; /* a=0: black or white, whichever reads better */
 
         struct dmo_theme_mode mode[DMO_SCENE_KINDS]; /* by enum dmo_scene_kind */
 };

@@ -145,6 +145,7 @@ static const struct keydef keys_bar[] = {
     {"height", V_DOUBLE, TF(bar_height), 0, NULL},
     {"border", V_DOUBLE, TF(bar_border), 0, NULL},
     {"radius", V_DOUBLE, TF(bar_radius), 0, NULL},
+    {"mirror", V_BOOL, TF(bar_mirror), 0, NULL},
     {"color", V_COLOR, TF(bar_fg), 0, NULL},
     {"background", V_COLOR, TF(bar_bg), 0, NULL},
     {"border-color", V_COLOR, TF(bar_border_color), 0, NULL},
@@ -167,15 +168,11 @@ static const struct keydef keys_throbber[] = {
 
 #define XF(f) offsetof(struct dmo_theme_text, f)
 static const struct keydef keys_text[] = {
-    {"show", V_BOOL, XF(show), 0, NULL},
-    {"halign", V_FRACTION, XF(halign), 0, NULL},
-    {"valign", V_FRACTION, XF(valign), 0, NULL},
-    {"width", V_DOUBLE, XF(width), 0, NULL},
-    {"size", V_DOUBLE, XF(size), 0, NULL},
-    {"bold", V_BOOL, XF(bold), 0, NULL},
-    {"align", V_ENUM, XF(align), 0, aligns},
-    {"color", V_COLOR, XF(color), 0, NULL},
-    {NULL, 0, 0, 0, NULL},
+    {"show", V_BOOL, XF(show), 0, NULL},         {"halign", V_FRACTION, XF(halign), 0, NULL},
+    {"valign", V_FRACTION, XF(valign), 0, NULL}, {"width", V_DOUBLE, XF(width), 0, NULL},
+    {"size", V_DOUBLE, XF(size), 0, NULL},       {"bold", V_BOOL, XF(bold), 0, NULL},
+    {"align", V_ENUM, XF(align), 0, aligns},     {"color", V_COLOR, XF(color), 0, NULL},
+    {"backing", V_COLOR, XF(backing), 0, NULL},  {NULL, 0, 0, 0, NULL},
 };
 
 static const struct keydef keys_dialog[] = {
@@ -187,6 +184,7 @@ static const struct keydef keys_dialog[] = {
     {"border", V_COLOR, TF(dialog_border), 0, NULL},
     {"text", V_COLOR, TF(dialog_text), 0, NULL},
     {"accent", V_COLOR, TF(dialog_accent), 0, NULL},
+    {"accent-text", V_COLOR, TF(dialog_accent_text), 0, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -200,6 +198,7 @@ static const struct keydef keys_mode[] = {
     {"show-throbber", V_BOOL, MF(show_throbber), 0, NULL},
     {"show-logo", V_BOOL, MF(show_logo), 0, NULL},
     {"bar-color", V_COLOR, MF(bar_color), 0, NULL},
+    {"logo", V_IMAGE, MF(logo), 0, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -543,6 +542,7 @@ static void set_defaults(struct dmo_theme *t)
         t->bar_width = 0.3;
         t->bar_height = 8;
         t->bar_radius = 4;
+        t->bar_mirror = true;
         t->bar_fg = white;
         t->bar_bg = (struct dmo_rgba){1, 1, 1, 0.18};
         t->bar_border_color = white;
@@ -710,6 +710,8 @@ int dmo_theme_load_images(struct dmo_theme *t, struct dmo_diag *diag)
         struct loader L = {.t = t, .file = t->conf, .diag = diag};
         decode_pending(&L, &t->bg_image);
         decode_pending(&L, &t->logo);
+        for (int k = 0; k < DMO_SCENE_KINDS; k++)
+                decode_pending(&L, &t->mode[k].logo);
         decode_pending(&L, &t->bar_fill_image);
         decode_pending(&L, &t->bar_track_image);
         if (t->throbber_kind == DMO_THROBBER_FRAMES)
@@ -793,6 +795,8 @@ void dmo_theme_free(struct dmo_theme *t)
                 return;
         image_clear(&t->bg_image);
         image_clear(&t->logo);
+        for (int k = 0; k < DMO_SCENE_KINDS; k++)
+                image_clear(&t->mode[k].logo);
         image_clear(&t->bar_fill_image);
         image_clear(&t->bar_track_image);
         for (int i = 0; i < DMO_THEME_MAX_THROBBER; i++)

@@ -2,9 +2,14 @@
  *
  * Contract: loads the theme (unknown keys, broken images and missing fonts
  * come from the loader as diagnostics), then lays it out at 800×600,
- * 1280×800, 1920×1080 and 3840×2160 and paints the longest plausible strings
- * in every mode, reporting text that does not fit its box and elements
- * outside the screen. Never prints; returns the exit status for the CLI.
+ * 1280×800, 1920×1080 and 3840×2160 and paints every mode, alone and with
+ * each dialog (passphrase, question), with the longest plausible strings in
+ * the current language. Reports text whose ink leaves its box (it would be
+ * clipped), elements that overlap (texts, bar, logo, throbber, dialog),
+ * elements outside the screen, and text whose contrast with any pixel
+ * under it is below WCAG 2's 4.5:1 (3:1 for large text: 24 px, or 18.66 px
+ * bold). Never prints; returns the exit status for
+ * the CLI.
  */
 #ifndef DMO_SPLASH_THEME_CHECK_H
 #define DMO_SPLASH_THEME_CHECK_H
