@@ -643,9 +643,10 @@ static int check_image(struct resumption *rs)
                          rs->id.release);
                 /* The image is sound, only this kernel cannot take it:
                  * thrown away only when the person says so. */
-                bool discard = cfg->hooks.discard_other_kernel_image &&
-                               cfg->hooks.discard_other_kernel_image(
-                                   cfg->hooks.ctx, rs->info.header.identity.release, rs->id.release);
+                bool discard =
+                    cfg->hooks.discard_other_kernel_image &&
+                    cfg->hooks.discard_other_kernel_image(
+                        cfg->hooks.ctx, rs->info.header.identity.release, rs->id.release);
                 return refuse(rs, discard ? DMO_RESUME_REFUSED : DMO_RESUME_OTHER_KERNEL,
                               DMO_STEP_KERNEL_MISMATCH, -EXDEV);
         }
