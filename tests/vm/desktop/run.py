@@ -344,6 +344,13 @@ def build_guest(builddir, dormouse_stage, dracut=False):
         kver = kvers[0]
         run(["mount", "-t", "proc", "proc", str(root / "proc")])
         proc_mounted = True
+        # A library the guest's packages lack would only show as a dead
+        # unit in the VM, minutes later: say it now (the package list).
+        r = chroot(root, "ldd", "/usr/bin/dormouse", check=False)
+        missing = [l.split()[0] for l in r.stdout.splitlines() if "not found" in l]
+        if r.returncode != 0 or missing:
+            raise RuntimeError(f"dormouse in the guest lacks {missing or r.stderr.strip()}: add their "
+                               f"packages to {PACKAGES}")
         r = chroot(root, "update-initramfs", "-u", "-k", kver, check=False)
         ilog = r.stdout + r.stderr
         (work / "update-initramfs.log").write_text(ilog)
