@@ -72,6 +72,8 @@ enum dmo_painter_box {
         DMO_BOX_THROBBER,
         DMO_BOX_LOGO,
         DMO_BOX_DIALOG,
+        DMO_BOX_ANIMATION,     /* the progress animation (frames picked by the fraction) */
+        DMO_BOX_FIRMWARE_LOGO, /* the firmware's logo, or the theme's fallback for it */
         DMO_BOX_COUNT
 };
 /* Returns false when the element is not shown by this theme. */
