@@ -616,8 +616,14 @@ static void translate(struct xlate *x, const char *name)
         };
         for (size_t i = 0; i < DMO_ARRAY_SIZE(scenes); i++) {
                 const char *g = scenes[i].group;
+                /* The firmware logo sits where the title would (38.2 % down), and
+                 * Plymouth never shows both: a progress scene with the logo has
+                 * no title; an ending keeps its title and drops the logo. */
+                bool logo = scenes[i].progress && kf_bool(kf, g, "UseFirmwareBackground", false);
                 emit(o, "[%s]\nshow-firmware-logo = %s\n", scenes[i].scene,
-                     kf_bool(kf, g, "UseFirmwareBackground", false) ? "true" : "false");
+                     logo ? "true" : "false");
+                if (logo)
+                        emit(o, "title = \"\"\nsubtitle = \"\"\n");
                 if (scenes[i].progress)
                         emit(o, "show-bar = %s\nshow-throbber = %s\n", bar ? "true" : "false",
                              anim ? "true" : "false");
