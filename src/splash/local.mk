@@ -63,6 +63,13 @@ check_PROGRAMS += tests/splash-painter.test
 TESTS += tests/splash-painter.test
 tests_splash_painter_test_SOURCES = tests/splash-painter.c
 tests_splash_painter_test_LDADD = $(DMO_SPLASH_TEST_LIBS)
+check_PROGRAMS += tests/splash-plymouth.test
+TESTS += tests/splash-plymouth.test
+tests_splash_plymouth_test_SOURCES = tests/splash-plymouth.c
+tests_splash_plymouth_test_LDADD = $(DMO_SPLASH_TEST_LIBS)
+# Its previews, for people to look at (tests/splash-plymouth.c).
+clean-local:
+	rm -rf plymouth-previews
 check_PROGRAMS += tests/splash-kms-nodevice.test
 TESTS += tests/splash-kms-nodevice.test
 tests_splash_kms_nodevice_test_SOURCES = tests/splash-kms-nodevice.c

@@ -751,7 +751,9 @@ static unsigned throbber_step(const struct dmo_painter *p, uint32_t frame)
 {
         const struct dmo_theme *t = p->t;
         unsigned steps = t->throbber_kind == DMO_THROBBER_FRAMES ? t->throbber.count : 12;
-        return (unsigned)floor(frame * t->throbber_speed) % (steps ? steps : 1);
+        /* The epsilon keeps a speed written as a decimal (34/120 = 0.283333333)
+         * on its exact steps: a whole cycle lands on step 0 again. */
+        return (unsigned)floor(frame * t->throbber_speed + 1e-6) % (steps ? steps : 1);
 }
 
 /* Plymouth's progress animation: frame fraction × (count − 1). */

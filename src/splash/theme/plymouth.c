@@ -539,7 +539,7 @@ static void translate(struct xlate *x, const char *name)
         if (use_frames(x, "throbber-", &f)) {
                 emit(o, "[throbber]\ntype = frames\nanchor = center\nhalign = %g\nvalign = %g\n",
                      ah, av);
-                emit(o, "speed = %g\n", f.count / THROBBER_CYCLE_FRAMES);
+                emit(o, "speed = %.9g\n", f.count / THROBBER_CYCLE_FRAMES);
                 emit_frames(x, "throbber-", &f);
         } else {
                 emit(o, "[throbber]\ntype = none\n");
