@@ -553,6 +553,11 @@ static void translate(struct xlate *x, const char *name)
                 emit_frames(x, "progress-", &f);
         }
 
+        static const char *const undrawn[] = {"header-image.png", "corner-image.png"};
+        for (size_t i = 0; i < DMO_ARRAY_SIZE(undrawn); i++)
+                if (is_file(x->dir, undrawn[i]))
+                        note(kf, DMO_DIAG_NOTE, NULL, _("%s is not drawn by dormouse"), undrawn[i]);
+
         long bw = kf_long(kf, "two-step", "ProgressBarWidth", PLY_BAR_WIDTH);
         long bh = kf_long(kf, "two-step", "ProgressBarHeight", PLY_BAR_HEIGHT);
         emit(o, "[progress-bar]\nhalign = %g\nvalign = %g\n",
