@@ -14,6 +14,7 @@
 
 #include <cairo.h>
 
+#include "splash/paint/backdrop.h"
 #include "splash/paint/painter.h"
 #include "splash/preview.h"
 #include "splash/theme/bmpload.h"
@@ -302,6 +303,35 @@ static void firmware_offsets_are_kept_when_they_centre_the_logo(void)
         dmo_theme_free(t);
 }
 
+/* The first frame an output shows (the backdrop, before fonts and images)
+ * already has the firmware logo, on the very pixels the painter puts it: the
+ * picture Plymouth left does not lose its logo for a moment. */
+static void backdrop_shows_the_firmware_logo_where_the_painter_does(void)
+{
+        REQUIRE(have_plymouth_themes());
+        struct dmo_theme_paths p = paths(NULL, fake_bgrt(10, 10));
+        struct dmo_theme *t = NULL;
+        struct dmo_diag d = {0};
+        REQUIRE(dmo_theme_load_ex("plymouth:bgrt", &p, DMO_THEME_DEFER_IMAGES, &t, &d) == 0);
+        dmo_diag_clear(&d);
+        struct frame back = {1280, 800, calloc(1280 * 800, 4)};
+        REQUIRE(back.px);
+        dmo_backdrop_fill(t, (uint8_t *)back.px, 1280 * 4, 1280, 800);
+        REQUIRE(dmo_theme_load_images(t, &d) == 0);
+        struct dmo_painter *pa = NULL;
+        struct frame f = paint_at(t, 1280, 800, DMO_SCENE_RESUME, 0.5, 0, &pa);
+        REQUIRE(f.px);
+        struct dmo_rect logo;
+        REQUIRE(dmo_painter_box(pa, DMO_BOX_FIRMWARE_LOGO, &logo));
+        CHECK_INT(px(&back, logo.x + 5, logo.y + 5), ==, FW_BLUE);
+        CHECK(same_rect(&back, &f, logo));
+        CHECK(same_rect(&back, &f, (struct dmo_rect){0, 0, 1280, logo.y}));
+        free(back.px);
+        free(f.px);
+        dmo_painter_free(pa);
+        dmo_theme_free(t);
+}
+
 /* A password dialog clears the firmware logo (DialogClearsFirmwareBackground)
  * and draws the theme's lock, entry and one bullet image per character. */
 static void password_dialog_uses_the_theme_images(void)
@@ -541,6 +571,7 @@ static void previews_are_written_for_people_to_look_at(void)
 
 DMO_TEST_MAIN(T(spinner_bar_is_where_plymouth_draws_it), T(bgrt_bar_moves_and_firmware_logo_stays),
               T(firmware_offsets_are_kept_when_they_centre_the_logo),
+              T(backdrop_shows_the_firmware_logo_where_the_painter_does),
               T(password_dialog_uses_the_theme_images),
               T(throbber_frames_animate_at_plymouths_pace),
               T(progress_animation_follows_the_fraction),

@@ -8,6 +8,7 @@
 
 #include <cairo.h>
 
+#include "splash/paint/backdrop.h"
 #include "splash/paint/text.h"
 #include "splash/theme/theme-private.h"
 #include "util/cleanup.h"
@@ -290,9 +291,7 @@ void dmo_painter_prewarm(struct dmo_painter *p)
         cairo_surface_destroy(s);
 }
 
-/* The firmware's logo as Plymouth places it on a screen without panel
- * information: centred, its middle at 38.2 % of the height (the golden
- * ratio), unless the firmware's own offsets centre it on this very screen. */
+/* The firmware's logo where Plymouth places it (backdrop.h). */
 static void layout_firmware_logo(struct dmo_painter *p)
 {
         const struct dmo_theme *t = p->t;
@@ -310,10 +309,9 @@ static void layout_firmware_logo(struct dmo_painter *p)
         } else {
                 return;
         }
-        int x = ((int)p->w - (int)w) / 2, y = p->h * 382 / 1000 - (int)h / 2;
-        if (t->fw_image && p->scale == 1 && x == t->fw_xoff && (p->h - (int)h) / 2 == t->fw_yoff)
-                y = t->fw_yoff;
-        if (x < 0 || y < 0 || x + w > p->w || y + h > p->h)
+        int x, y;
+        if (!dmo_firmware_logo_place(p->w, p->h, (int)w, (int)h, t->fw_image ? t->fw_xoff : -1,
+                                     t->fw_image ? t->fw_yoff : -1, &x, &y))
                 return;
         p->box[DMO_BOX_FIRMWARE_LOGO] = (struct dmo_rect){x, y, (int)w, (int)h};
         p->box_shown[DMO_BOX_FIRMWARE_LOGO] = true;

@@ -4,6 +4,7 @@
 #define DMO_SPLASH_THEME_PRIVATE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <cairo.h>
 
@@ -109,8 +110,10 @@ struct dmo_theme {
         bool fw_logo;                       /* [background] firmware-logo */
         struct dmo_theme_image fw_fallback; /* drawn when the firmware has none */
         bool fw_dialog_clears;              /* [dialog] clears-firmware-logo */
-        cairo_surface_t *fw_image;          /* NULL: none (or not decoded yet) */
-        int fw_xoff, fw_yoff;               /* where the firmware drew it */
+        cairo_surface_t *fw_image;          /* NULL: none */
+        const uint8_t *fw_pixels;           /* its ARGB32 pixels, for the backdrop */
+        int fw_w, fw_h, fw_stride;
+        int fw_xoff, fw_yoff; /* where the firmware drew it */
 
         struct dmo_theme_text text[DMO_TEXT_COUNT];
 

@@ -702,7 +702,9 @@ static bool read_long(const char *dir, const char *name, long *out)
 
 /* The firmware's logo (ACPI BGRT) and where the firmware drew it. A logo the
  * firmware rotates (ACPI 6.2 orientation bits) is left out, as Plymouth does
- * when the panel's rotation is unknown; the fallback image is used then. */
+ * when the panel's rotation is unknown; the fallback image is used then.
+ * Read in the first step of a deferred load too: it is small, it is on the
+ * screen when dormouse takes over from Plymouth, and the backdrop shows it. */
 static void load_firmware_logo(struct loader *L)
 {
         struct dmo_theme *t = L->t;
@@ -722,7 +724,12 @@ static void load_firmware_logo(struct loader *L)
                      _("the firmware's logo %s cannot be used (%s)"), path, strerror(-r));
                 return;
         }
+        cairo_surface_flush(img);
         t->fw_image = img;
+        t->fw_pixels = cairo_image_surface_get_data(img);
+        t->fw_w = cairo_image_surface_get_width(img);
+        t->fw_h = cairo_image_surface_get_height(img);
+        t->fw_stride = cairo_image_surface_get_stride(img);
         t->fw_xoff = (int)x;
         t->fw_yoff = (int)y;
 }
@@ -801,6 +808,8 @@ static int load_common(char *text, const char *dir, const char *file,
                 snprintf(t->name, sizeof(t->name), "%s", base ? base + 1 : dir ? dir : "unnamed");
         }
         load_throbber(&L);
+        /* Even in a deferred load: the backdrop, the first frame, shows it. */
+        load_firmware_logo(&L);
         if (!L.defer_images)
                 finish_images(&L);
         resolve_fonts(&L);
