@@ -389,6 +389,16 @@ static void throbber_frames_animate_at_plymouths_pace(void)
         CHECK_INT(abs(th.y + th.h / 2 - 440), <=, 1);
         CHECK(!same_rect(&f0, &f30, th));
         CHECK(same_rect(&f0, &f120, th));
+        /* Its header image (Debian's logo) sits on the throbber, centred, as in two-step. */
+        struct dmo_rect logo;
+        REQUIRE(dmo_painter_box(p, DMO_BOX_LOGO, &logo));
+        CHECK_INT(abs(logo.y + logo.h - th.y), <=, 1);
+        CHECK_INT(abs(logo.x + logo.w / 2 - 640), <=, 1);
+        int red = 0; /* Debian's swirl is red on the blue gradient */
+        for (int y = logo.y; y < logo.y + logo.h; y++)
+                for (int x = logo.x; x < logo.x + logo.w; x++)
+                        red += (px(&f0, x, y) >> 16) > 150 && (px(&f0, x, y) & 255) < 120;
+        CHECK_INT(red, >, 1000);
         /* The gradient: BackgroundStartColor at the top, BackgroundEndColor at the bottom. */
         CHECK_INT(px(&f0, 640, 0), ==, 0x0073b3);
         CHECK_INT(abs((int)(px(&f0, 640, 770) & 0xff) - 0x7e), <=, 3);

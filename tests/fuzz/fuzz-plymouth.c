@@ -39,6 +39,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < diag.n; i++)
                 dmo_diag_format(&diag.items[i], line, sizeof(line));
         dmo_diag_clear(&diag);
-        (void)dmo_plymouth_is_ref((const char *)data);
+        /* The setting is a C string: the first bytes of the input, terminated. */
+        char setting[128];
+        size_t n = size < sizeof(setting) - 1 ? size : sizeof(setting) - 1;
+        memcpy(setting, data, n);
+        setting[n] = '\0';
+        (void)dmo_plymouth_is_ref(setting);
         return 0;
 }

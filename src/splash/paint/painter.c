@@ -317,6 +317,26 @@ static void layout_firmware_logo(struct dmo_painter *p)
         p->box_shown[DMO_BOX_FIRMWARE_LOGO] = true;
 }
 
+/* Plymouth's header image: its bottom on the top of the throbber or the
+ * progress animation (the taller), both centred on the same point. */
+static void layout_logo_above_animation(struct dmo_painter *p)
+{
+        const struct dmo_theme *t = p->t;
+        if (!t->logo_above_animation || !p->box_shown[DMO_BOX_LOGO])
+                return;
+        const struct dmo_rect *th = &p->box[DMO_BOX_THROBBER], *an = &p->box[DMO_BOX_ANIMATION];
+        double sprite = 0, cy = t->throbber_valign * p->h;
+        if (p->box_shown[DMO_BOX_THROBBER] && t->throbber_kind == DMO_THROBBER_FRAMES)
+                sprite = th->h;
+        if (p->box_shown[DMO_BOX_ANIMATION]) {
+                sprite = fmax(sprite, an->h);
+                cy = t->anim_valign * p->h;
+        }
+        struct dmo_rect *l = &p->box[DMO_BOX_LOGO];
+        l->y = (int)floor(cy - sprite / 2.0) - l->h;
+        *l = clamp_rect(*l, p->w, p->h);
+}
+
 /* Text placed under other elements (Plymouth's stacking): a subtitle under
  * its title, the pair placed as one block; a line 10 px under the
  * animation (the last shown of bar, throbber and progress animation, in the
@@ -489,6 +509,7 @@ static void layout(struct dmo_painter *p)
         p->box_shown[DMO_BOX_DIALOG] = true;
 
         layout_firmware_logo(p);
+        layout_logo_above_animation(p);
         layout_below(p);
         layout_image_dialog(p);
 }

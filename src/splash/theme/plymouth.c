@@ -456,6 +456,7 @@ struct xlate {
         char dir[PATH_LEN];
         struct out o;
         bool have_anim;
+        bool header; /* header-image.png is the logo */
 };
 
 static void emit_font(struct xlate *x, const char *spec, const char *conf_key, double *px)
@@ -528,10 +529,15 @@ static void translate(struct xlate *x, const char *name)
                         emit(o, "firmware-fallback = bgrt-fallback.png\n");
         }
 
-        if (is_file(x->dir, "watermark.png"))
+        /* dormouse has one logo: the watermark, else the header image above the animation. */
+        if (is_file(x->dir, "watermark.png")) {
                 emit(o, "[logo]\nimage = watermark.png\nhalign = %g\nvalign = %g\n",
                      kf_fraction(kf, "WatermarkHorizontalAlignment", 1.0),
                      kf_fraction(kf, "WatermarkVerticalAlignment", 0.5));
+        } else if (is_file(x->dir, "header-image.png")) {
+                emit(o, "[logo]\nimage = header-image.png\nhalign = 0.5\nabove-animation = true\n");
+                x->header = true;
+        }
 
         double ah = kf_fraction(kf, "HorizontalAlignment", 0.5);
         double av = kf_fraction(kf, "VerticalAlignment", 0.5);
@@ -554,7 +560,7 @@ static void translate(struct xlate *x, const char *name)
         }
 
         static const char *const undrawn[] = {"header-image.png", "corner-image.png"};
-        for (size_t i = 0; i < DMO_ARRAY_SIZE(undrawn); i++)
+        for (size_t i = x->header ? 1 : 0; i < DMO_ARRAY_SIZE(undrawn); i++)
                 if (is_file(x->dir, undrawn[i]))
                         note(kf, DMO_DIAG_NOTE, NULL, _("%s is not drawn by dormouse"), undrawn[i]);
 
@@ -627,7 +633,8 @@ static void translate(struct xlate *x, const char *name)
                 bool logo = scenes[i].progress && kf_bool(kf, g, "UseFirmwareBackground", false);
                 emit(o, "[%s]\nshow-firmware-logo = %s\n", scenes[i].scene,
                      logo ? "true" : "false");
-                if (logo)
+                /* The header image also sits where the title would. */
+                if (logo || (scenes[i].progress && x->header))
                         emit(o, "title = \"\"\nsubtitle = \"\"\n");
                 if (scenes[i].progress)
                         emit(o, "show-bar = %s\nshow-throbber = %s\n", bar ? "true" : "false",

@@ -89,6 +89,7 @@ struct dmo_theme {
 
         struct dmo_theme_image logo;
         double logo_halign, logo_valign, logo_width; /* width px at scale 1, 0: image size */
+        bool logo_above_animation; /* bottom on the animations' top (Plymouth's header image) */
 
         double bar_halign, bar_valign, bar_width, bar_height, bar_border, bar_radius;
         struct dmo_rgba bar_fg, bar_bg, bar_border_color;

@@ -156,6 +156,7 @@ static const struct keydef keys_logo[] = {
     {"halign", V_FRACTION, TF(logo_halign), 0, NULL},
     {"valign", V_FRACTION, TF(logo_valign), 0, NULL},
     {"width", V_DOUBLE, TF(logo_width), 0, NULL},
+    {"above-animation", V_BOOL, TF(logo_above_animation), 0, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 
