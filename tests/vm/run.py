@@ -1313,6 +1313,36 @@ def dormouse_text(fr):
     return n > 20
 
 
+def red_box(fr):
+    """Bounding box (x0, y0, x1, y1) of the red pixels: Debian's swirl, the
+    header image of spinfinity. None when there are none."""
+    xs, ys = [], []
+    for y in range(0, fr.h, 2):
+        row = fr.row(y)
+        for x in range(0, fr.w, 2):
+            r, g, b = row[3 * x:3 * x + 3]
+            if r > 150 and b < 120 and g < 120:
+                xs.append(x)
+                ys.append(y)
+    return (min(xs), min(ys), max(xs), max(ys)) if len(xs) > 50 else None
+
+
+def side_by_side(plymouth, ours):
+    """Plymouth's own frame against dormouse's: the background at the four
+    corners and the logo's place. Returns a sentence, or raises Failure."""
+    pts = [(4, 4), (plymouth.w - 5, 4), (4, plymouth.h - 5), (plymouth.w - 5, plymouth.h - 5)]
+    worst = max(abs(a - b) for x, y in pts for a, b in zip(plymouth.pixel(x, y), ours.pixel(x, y)))
+    if worst > 6:
+        raise Failure(f"side by side: the backgrounds differ by {worst} at the corners")
+    a, b = red_box(plymouth), red_box(ours)
+    if a is None or b is None:
+        raise Failure(f"side by side: the logo is missing (Plymouth {a}, dormouse {b})")
+    off = max(abs(p - q) for p, q in zip(a, b))
+    if off > 4:
+        raise Failure(f"side by side: the logo is at {b} in dormouse's frame, {a} in Plymouth's")
+    return f"backgrounds within {worst}/255, logo within {off} px of Plymouth's ({a})"
+
+
 def handover_frames(vm, since, stop, dest, prefix, interval=0.1):
     """Screendumps every interval s (host clock) until stop shows on the serial console."""
     dest.mkdir(parents=True, exist_ok=True)
@@ -1408,11 +1438,13 @@ def scenario_plymouth_handover(h):
     if not before:
         raise Failure(f"ply-2: no frame of Plymouth's before the handover; see {out}")
     restore_dark = sum(1 for fr, _ in saved[ours[-1] + 1:] if dark(fr))
+    compared = side_by_side(saved[before[-1]][0], saved[ours[len(ours) // 2]][0])
 
     return (f"{len(saved)} screendumps at 100 ms: Plymouth's {PLYMOUTH_THEME} "
             f"({len(before)} frames) → dormouse on the same background ({len(ours)} frames with "
-            f"its text), no black frame between; restored (then {restore_dark} black frames "
-            f"while the kernel restores, not checked); {refusal}; PNGs in {out}")
+            f"its text), no black frame between; side by side: {compared}; restored (then "
+            f"{restore_dark} black frames while the kernel restores, not checked); {refusal}; "
+            f"PNGs in {out}")
 
 
 SCENARIOS = [
