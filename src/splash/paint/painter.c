@@ -355,7 +355,7 @@ static void layout_below(struct dmo_painter *p)
                 bottom = p->box[DMO_BOX_BAR].y + p->box[DMO_BOX_BAR].h;
         if (m->show_throbber && p->box_shown[DMO_BOX_THROBBER])
                 bottom = p->box[DMO_BOX_THROBBER].y + p->box[DMO_BOX_THROBBER].h;
-        if (p->box_shown[DMO_BOX_ANIMATION])
+        if (m->show_throbber && p->box_shown[DMO_BOX_ANIMATION])
                 bottom = p->box[DMO_BOX_ANIMATION].y + p->box[DMO_BOX_ANIMATION].h;
         static const enum dmo_painter_box tb[DMO_TEXT_COUNT] = {
             DMO_BOX_TITLE, DMO_BOX_SUBTITLE, DMO_BOX_MESSAGE, DMO_BOX_STATS, DMO_BOX_DETAIL};

@@ -636,6 +636,8 @@ static void translate(struct xlate *x, const char *name)
                 /* The header image also sits where the title would. */
                 if (logo || (scenes[i].progress && x->header))
                         emit(o, "title = \"\"\nsubtitle = \"\"\n");
+                else if (x->header)
+                        emit(o, "show-logo = false\n");
                 if (scenes[i].progress)
                         emit(o, "show-bar = %s\nshow-throbber = %s\n", bar ? "true" : "false",
                              anim ? "true" : "false");
