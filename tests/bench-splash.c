@@ -26,7 +26,8 @@ int main(int argc, char **argv)
 {
         static const char *const themes[] = {"default", "minimal", "nocturne"};
         static const int sizes[][2] = {{1920, 1080}, {3840, 2160}};
-        struct dmo_theme_paths paths = {DMO_SRCDIR "/themes", DMO_SRCDIR "/fonts"};
+        struct dmo_theme_paths paths = {.themes_dir = DMO_SRCDIR "/themes",
+                                        .fonts_dir = DMO_SRCDIR "/fonts"};
         int rounds = argc > 1 ? atoi(argv[1]) : 50;
         int fail = 0;
 

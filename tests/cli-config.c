@@ -72,6 +72,22 @@ static void bad_values_keep_defaults(void)
                 CHECK_INT(notes.note[i].kind, ==, DMO_NOTE_BAD_VALUE);
 }
 
+static void theme_takes_plymouth_settings_but_no_other_path(void)
+{
+        struct dmo_config cfg;
+        struct dmo_config_notes notes;
+        parse(&cfg, &notes, "theme = plymouth:spinner\n");
+        CHECK(strcmp(cfg.theme, "plymouth:spinner") == 0);
+        parse(&cfg, &notes, "theme = /usr/share/plymouth/themes/bgrt/bgrt.plymouth\n");
+        CHECK(strcmp(cfg.theme, "/usr/share/plymouth/themes/bgrt/bgrt.plymouth") == 0);
+        CHECK_INT(notes.count, ==, 0);
+        parse(&cfg, &notes, "theme = ../bgrt/bgrt.plymouth\n");
+        CHECK(cfg.theme[0] == '\0');
+        CHECK_INT(notes.count, ==, 1);
+        parse(&cfg, &notes, "theme = /usr/share/dormouse/themes/nocturne\n");
+        CHECK(cfg.theme[0] == '\0');
+}
+
 static void lines_without_separator_are_syntax_notes(void)
 {
         struct dmo_config cfg;
@@ -181,7 +197,8 @@ static void missing_file_is_enoent(void)
 
 DMO_TEST_MAIN(T(suspend_utils_keys_are_understood), T(key_spellings_are_equivalent),
               T(ignored_and_unknown_keys_are_reported_with_line_numbers),
-              T(bad_values_keep_defaults), T(lines_without_separator_are_syntax_notes),
+              T(bad_values_keep_defaults), T(theme_takes_plymouth_settings_but_no_other_path),
+              T(lines_without_separator_are_syntax_notes),
               T(embedded_nul_and_overlong_values_are_refused),
               T(many_problems_do_not_overflow_the_notes), T(numbers_use_the_one_parser),
               T(shutdown_names_and_aliases), T(key_aliases_and_ignored_keys),

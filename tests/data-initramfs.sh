@@ -332,6 +332,31 @@ hook most
 check "hook: an unknown theme is reported and the default is used" \
 	sh -c 'grep -q "nosuch" "$1/err" && grep -q themes/default "$1/log"' sh "$host"
 
+# A Plymouth theme setting: the .plymouth file and its ImageDir's images (read
+# under DORMOUSE_PLYMOUTH_ROOT, put at their own paths), and for "plymouth"
+# the files that name the default.
+proot=$host/proot
+mkdir -p "$proot/etc/plymouth" "$proot/usr/share/plymouth/themes/bgrt" \
+	"$proot/usr/share/plymouth/themes/spinner"
+printf '[Plymouth Theme]\nModuleName=two-step\n[two-step]\nImageDir=/usr/share/plymouth/themes/spinner\n' \
+	>"$proot/usr/share/plymouth/themes/bgrt/bgrt.plymouth"
+touch "$proot/usr/share/plymouth/themes/spinner/throbber-0001.png" \
+	"$proot/usr/share/plymouth/themes/spinner/lock.png"
+printf '[Daemon]\n#Theme=emerald\nTheme=bgrt\n' >"$proot/etc/plymouth/plymouthd.conf"
+plymouth_hook() { DORMOUSE_PLYMOUTH_ROOT=$proot hook most; }
+printf 'theme = plymouth\n' >"$host/etc/dormouse.conf"
+plymouth_hook
+check "hook: theme = plymouth copies the file that names the default" \
+	has "^copy_file config $proot/etc/plymouth/plymouthd.conf /etc/plymouth/plymouthd.conf$"
+check "hook: theme = plymouth copies the default theme's .plymouth file" \
+	has "^copy_file data $proot/usr/share/plymouth/themes/bgrt/bgrt.plymouth /usr/share/plymouth/themes/bgrt/bgrt.plymouth$"
+check "hook: theme = plymouth copies the images of the theme's ImageDir" \
+	has "^copy_file data $proot/usr/share/plymouth/themes/spinner/throbber-0001.png /usr/share/plymouth/themes/spinner/throbber-0001.png$"
+printf 'theme = "plymouth:nosuch"\n' >"$host/etc/dormouse.conf"
+plymouth_hook
+check "hook: a missing Plymouth theme is reported and the default is used" \
+	sh -c 'grep -q "nosuch" "$1/err" && grep -q themes/default "$1/log"' sh "$host"
+
 # --- the dracut module's module-setup.sh against stand-ins for dracut ------
 sed -e "s|@bindir[@]|$host/bin|g" -e "s|@sysconfdir[@]|$host/etc|g" \
 	-e "s|@pkgdatadir[@]|$host/share/dormouse|g" -e "s|@localedir[@]|$host/share/locale|g" \
@@ -359,6 +384,12 @@ check "dracut: install copies the configuration to the path the binary reads" \
 	grep -qx "inst_simple $host/etc/dormouse.conf" "$host/log"
 check "dracut: install copies the configured theme" grep -q "themes/nocturne/moon.png" "$host/log"
 check "dracut: install adds the pre-mount hook" grep -q "^inst_hook pre-mount 10 /moddir/dormouse-resume.sh" "$host/log"
+printf 'theme = plymouth:bgrt\n' >"$host/etc/dormouse.conf"
+DORMOUSE_PLYMOUTH_ROOT=$proot dracut_setup install
+check "dracut: theme = plymouth:NAME copies the .plymouth file and its ImageDir's images" \
+	sh -c 'grep -qx "inst_simple $2/usr/share/plymouth/themes/bgrt/bgrt.plymouth /usr/share/plymouth/themes/bgrt/bgrt.plymouth" "$1" &&
+		grep -qx "inst_simple $2/usr/share/plymouth/themes/spinner/lock.png /usr/share/plymouth/themes/spinner/lock.png" "$1"' \
+	sh "$host/log" "$proot"
 printf 'splash = text\n' >"$host/etc/dormouse.conf"
 dracut_setup installkernel
 check "dracut: splash = text adds no DRM driver" test ! -s "$host/log"

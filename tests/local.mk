@@ -60,6 +60,16 @@ TESTS += tests/fuzz-theme.test
 tests_fuzz_theme_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-theme.c
 tests_fuzz_theme_test_LDADD = src/splash/libdmo-splash.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
 
+check_PROGRAMS += tests/fuzz-plymouth.test
+TESTS += tests/fuzz-plymouth.test
+tests_fuzz_plymouth_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-plymouth.c
+tests_fuzz_plymouth_test_LDADD = src/splash/libdmo-splash.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
+
+check_PROGRAMS += tests/fuzz-bmp.test
+TESTS += tests/fuzz-bmp.test
+tests_fuzz_bmp_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-bmp.c
+tests_fuzz_bmp_test_LDADD = src/splash/libdmo-splash.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
+
 # Coverage-guided fuzzing with clang's libFuzzer, in a build of its own:
 #   configure CC=clang --enable-fuzzing && make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS=...]
 # Every module is compiled with coverage, ASan and UBSan (configure.ac); each
@@ -67,8 +77,8 @@ tests_fuzz_theme_test_LDADD = src/splash/libdmo-splash.a src/progress/libdmo-pro
 # deterministic driver. tests/fuzz/run-libfuzzer runs one target on a working
 # copy of its seed corpus and prints one ok/not ok line (tests/fuzz/README.md).
 FUZZ_SECONDS = 60
-FUZZ_TARGETS = config cmdline swap-header codec-decode image-chunk image-extents image-header keys png theme resume font
-DMO_FUZZ_BINS = tests/fuzz/fuzz-config tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-swap-header tests/fuzz/fuzz-codec-decode tests/fuzz/fuzz-image-chunk tests/fuzz/fuzz-image-extents tests/fuzz/fuzz-image-header tests/fuzz/fuzz-keys tests/fuzz/fuzz-png tests/fuzz/fuzz-theme tests/fuzz/fuzz-resume tests/fuzz/fuzz-font
+FUZZ_TARGETS = config cmdline swap-header codec-decode image-chunk image-extents image-header keys png theme plymouth bmp resume font
+DMO_FUZZ_BINS = tests/fuzz/fuzz-config tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-swap-header tests/fuzz/fuzz-codec-decode tests/fuzz/fuzz-image-chunk tests/fuzz/fuzz-image-extents tests/fuzz/fuzz-image-header tests/fuzz/fuzz-keys tests/fuzz/fuzz-png tests/fuzz/fuzz-theme tests/fuzz/fuzz-plymouth tests/fuzz/fuzz-bmp tests/fuzz/fuzz-resume tests/fuzz/fuzz-font
 EXTRA_PROGRAMS = $(DMO_FUZZ_BINS)
 CLEANFILES += $(DMO_FUZZ_BINS)
 tests_fuzz_fuzz_config_SOURCES = tests/fuzz/fuzz-config.c
@@ -100,6 +110,12 @@ tests_fuzz_fuzz_png_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 
 tests_fuzz_fuzz_theme_SOURCES = tests/fuzz/fuzz-theme.c
 tests_fuzz_fuzz_theme_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_plymouth_SOURCES = tests/fuzz/fuzz-plymouth.c
+tests_fuzz_fuzz_plymouth_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_bmp_SOURCES = tests/fuzz/fuzz-bmp.c
+tests_fuzz_fuzz_bmp_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 
 tests_fuzz_fuzz_resume_SOURCES = tests/fuzz/fuzz-resume.c
 tests_fuzz_fuzz_resume_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer

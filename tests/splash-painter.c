@@ -34,7 +34,7 @@ static struct dmo_theme_paths paths(void)
         static char t[512], f[512];
         dmo_test_srcpath("themes", t, sizeof(t));
         dmo_test_srcpath("fonts", f, sizeof(f));
-        return (struct dmo_theme_paths){t, f};
+        return (struct dmo_theme_paths){.themes_dir = t, .fonts_dir = f};
 }
 
 static struct dmo_theme *load(const char *name)

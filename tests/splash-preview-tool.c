@@ -12,7 +12,8 @@
 int main(int argc, char **argv)
 {
         static const char *const modes[] = {"hibernate", "resume", "aborted", "error"};
-        struct dmo_theme_paths paths = {DMO_SRCDIR "/themes", DMO_SRCDIR "/fonts"};
+        struct dmo_theme_paths paths = {.themes_dir = DMO_SRCDIR "/themes",
+                                        .fonts_dir = DMO_SRCDIR "/fonts"};
         struct dmo_preview_params p = {.paths = &paths};
         struct dmo_diag diag = {0};
 

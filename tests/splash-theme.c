@@ -21,7 +21,7 @@ static struct dmo_theme_paths paths(void)
         static char t[512], f[512];
         dmo_test_srcpath("themes", t, sizeof(t));
         dmo_test_srcpath("fonts", f, sizeof(f));
-        return (struct dmo_theme_paths){t, f};
+        return (struct dmo_theme_paths){.themes_dir = t, .fonts_dir = f};
 }
 
 static void dump(const struct dmo_diag *d)
@@ -339,7 +339,8 @@ static void test_missing_font_falls_back_to_the_bundled_font(void)
 static void test_no_font_at_all_draws_the_bar_without_text(void)
 {
         static const char conf[] = "[theme]\nformat = 1\n";
-        struct dmo_theme_paths p = {paths().themes_dir, "/nonexistent-fonts"};
+        struct dmo_theme_paths p = {.themes_dir = paths().themes_dir,
+                                    .fonts_dir = "/nonexistent-fonts"};
         struct dmo_diag d = {0};
         struct dmo_theme *t = NULL;
         REQUIRE(dmo_theme_load_from_memory(conf, sizeof(conf) - 1, NULL, &p, &t, &d) == 0);

@@ -171,6 +171,7 @@ static void theme_paths(struct dmo_theme_paths *paths, char *themes, char *fonts
 {
         dmo_display_data_paths(themes, len, fonts, len);
         *paths = (struct dmo_theme_paths){.themes_dir = themes, .fonts_dir = fonts};
+        dmo_display_plymouth_paths(paths);
 }
 
 int dmo_cmd_preview(int argc, char **argv)

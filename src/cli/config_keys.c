@@ -147,11 +147,16 @@ static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
                         return -EINVAL;
                 snprintf(cfg->splash, sizeof(cfg->splash), "%s", value);
                 return 0;
-        case KEY_THEME:
-                if (!*value || strlen(value) >= sizeof(cfg->theme) || strchr(value, '/'))
+        case KEY_THEME: {
+                /* A name, or a Plymouth theme's .plymouth file by its absolute path. */
+                size_t len = strlen(value);
+                bool plymouth_file =
+                    value[0] == '/' && len > 9 && !strcmp(value + len - 9, ".plymouth");
+                if (!*value || len >= sizeof(cfg->theme) || (strchr(value, '/') && !plymouth_file))
                         return -EINVAL;
                 snprintf(cfg->theme, sizeof(cfg->theme), "%s", value);
                 return 0;
+        }
         case KEY_RESUME_TIMEOUT:
                 if (dmo_parse_u64_range(value, 0, 600000, &n) < 0)
                         return -EINVAL;

@@ -28,6 +28,13 @@ void dmo_display_data_paths(char *themes, size_t tlen, char *fonts, size_t flen)
         pick_dir("DORMOUSE_FONTS_DIR", "fonts", fonts, flen);
 }
 
+void dmo_display_plymouth_paths(struct dmo_theme_paths *paths)
+{
+        const char *root = getenv("DORMOUSE_PLYMOUTH_ROOT"), *bgrt = getenv("DORMOUSE_BGRT_DIR");
+        paths->plymouth_root = root && *root ? root : NULL;
+        paths->bgrt_dir = bgrt && *bgrt ? bgrt : NULL;
+}
+
 static void print_report(void *ctx, enum dmo_splash_report kind, const char *sentence)
 {
         (void)ctx;
@@ -42,6 +49,7 @@ void dmo_cli_splash_init(struct dmo_cli_splash *cs, const struct dmo_cli_common 
 {
         dmo_display_data_paths(cs->themes, sizeof(cs->themes), cs->fonts, sizeof(cs->fonts));
         cs->paths = (struct dmo_theme_paths){.themes_dir = cs->themes, .fonts_dir = cs->fonts};
+        dmo_display_plymouth_paths(&cs->paths);
         cs->params = (struct dmo_splash_session_params){
             .mode = mode,
             .progress = progress,

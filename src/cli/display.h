@@ -32,4 +32,9 @@ enum dmo_shutdown dmo_cli_splash_choose_shutdown(void *session, enum dmo_shutdow
  * then the installed data dir, then the source tree (running uninstalled). */
 void dmo_display_data_paths(char *themes, size_t tlen, char *fonts, size_t flen);
 
+/* Where Plymouth's themes and the firmware logo are read, for tests and
+ * previews: $DORMOUSE_PLYMOUTH_ROOT (default "/") and $DORMOUSE_BGRT_DIR
+ * (default /sys/firmware/acpi/bgrt). */
+void dmo_display_plymouth_paths(struct dmo_theme_paths *paths);
+
 #endif

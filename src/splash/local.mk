@@ -9,7 +9,9 @@ src_splash_libdmo_splash_a_SOURCES =
 DMO_SPLASH_THEME_SOURCES = src/splash/theme/theme.c src/splash/theme/theme.h \
 	src/splash/theme/theme-private.h src/splash/theme/pngload.c src/splash/theme/pngload.h \
 	src/splash/theme/theme_check.c src/splash/theme/theme_check.h \
-	src/splash/theme/builtin.c src/splash/theme/builtin.h
+	src/splash/theme/builtin.c src/splash/theme/builtin.h \
+	src/splash/theme/plymouth.c src/splash/theme/plymouth.h \
+	src/splash/theme/bmpload.c src/splash/theme/bmpload.h
 DMO_SPLASH_PAINT_SOURCES = src/splash/paint/painter.c src/splash/paint/painter.h \
 	src/splash/paint/text.c src/splash/paint/text.h \
 	src/splash/paint/backdrop.c src/splash/paint/backdrop.h
@@ -61,6 +63,13 @@ check_PROGRAMS += tests/splash-painter.test
 TESTS += tests/splash-painter.test
 tests_splash_painter_test_SOURCES = tests/splash-painter.c
 tests_splash_painter_test_LDADD = $(DMO_SPLASH_TEST_LIBS)
+check_PROGRAMS += tests/splash-plymouth.test
+TESTS += tests/splash-plymouth.test
+tests_splash_plymouth_test_SOURCES = tests/splash-plymouth.c
+tests_splash_plymouth_test_LDADD = $(DMO_SPLASH_TEST_LIBS)
+# Its previews, for people to look at (tests/splash-plymouth.c).
+clean-local:
+	rm -rf plymouth-previews
 check_PROGRAMS += tests/splash-kms-nodevice.test
 TESTS += tests/splash-kms-nodevice.test
 tests_splash_kms_nodevice_test_SOURCES = tests/splash-kms-nodevice.c

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 const char *src = getenv("DMO_SRCDIR");
                 snprintf(base, sizeof(base), "%s/tests/fuzz/theme-base", src ? src : DMO_SRCDIR);
         }
-        struct dmo_theme_paths paths = {"/nonexistent", "/nonexistent"};
+        struct dmo_theme_paths paths = {.themes_dir = "/nonexistent", .fonts_dir = "/nonexistent"};
         struct dmo_diag diag = {0};
         struct dmo_theme *t = NULL;
         char line[700];

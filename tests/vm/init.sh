@@ -126,6 +126,36 @@ dormouse_resume() {
 	after_swap_checks
 }
 
+# Debian's plymouthd shows its splash (the theme in /etc/plymouth/plymouthd.conf,
+# a two-step one), then lets go of the screen for dormouse, as the initramfs
+# script does (data/initramfs-tools/scripts/local-premount/dormouse). No udev
+# here: plymouth.ignore-udev on the command line makes it open card0 itself.
+plymouth_resume() {
+	say "SIG $(signature)"
+	mkdir -p /run/plymouth /var/log /dev/pts
+	mount -t devpts devpts /dev/pts 2>/dev/null
+	# No --attach-to-session: the console (the serial line) stays the test's.
+	plymouthd --mode=boot --pid-file=/run/plymouth/pid ||
+		say "PLYMOUTHD failed"
+	plymouth show-splash
+	i=0
+	while ! plymouth --ping && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	say "PLYMOUTH started"
+	# Long enough for the host to see Plymouth's picture settle.
+	sleep 3
+	plymouth deactivate
+	say "DORMOUSE resume start: dormouse resume --theme plymouth"
+	dormouse resume --resume-device /dev/vda --splash=kms --theme plymouth
+	rc=$?
+	# Only reached when nothing was restored: Plymouth gets the screen back.
+	say "DORMOUSE resume rc=$rc"
+	plymouth reactivate
+	say "PLYMOUTH reactivated"
+	sleep 3
+	plymouth quit
+	say "PLYMOUTH quit"
+}
+
 kernel_hibernate() {
 	echo shutdown > /sys/power/disk
 	say "HIBERNATE start"
@@ -170,6 +200,9 @@ dm-hibernate)
 	;;
 dm-resume)
 	dormouse_resume
+	;;
+plymouth-resume)
+	plymouth_resume
 	;;
 fbdev-splash)
 	# The framebuffer output; the console is switched to graphics mode by

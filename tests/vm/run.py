@@ -303,6 +303,43 @@ def build_kmsfirst(work):
     return out
 
 
+PLYMOUTH_THEME = "spinfinity"  # two-step, with a gradient that is not black
+PLYMOUTH_LIB = Path("/usr/lib/x86_64-linux-gnu/plymouth")
+
+
+def have_plymouth():
+    return (Path("/usr/sbin/plymouthd").exists()
+            and (PLYMOUTH_LIB / "two-step.so").exists()
+            and Path(f"/usr/share/plymouth/themes/{PLYMOUTH_THEME}").is_dir())
+
+
+def add_plymouth(c):
+    """Debian's plymouthd and client, the two-step plugin, its renderers and
+    one two-step theme, set as the system's default (plymouth-handover)."""
+    if not have_plymouth():
+        return
+    add_binary(c, "usr/sbin/plymouthd", "/usr/sbin/plymouthd")
+    add_binary(c, "usr/bin/plymouth", "/usr/bin/plymouth")
+    for so in ["two-step.so", "details.so", "text.so", "renderers/drm.so",
+               "renderers/frame-buffer.so"]:
+        src = PLYMOUTH_LIB / so
+        if src.exists():
+            add_binary(c, str(src).lstrip("/"), src)
+    theme = Path("/usr/share/plymouth/themes") / PLYMOUTH_THEME
+    c.tree(str(theme).lstrip("/"), theme)
+    logo = Path("/usr/share/plymouth/debian-logo.png")  # spinfinity's header-image.png
+    if logo.exists():
+        c.copy(str(logo).lstrip("/"), logo)
+    for base in ("details", "text"):
+        d = Path("/usr/share/plymouth/themes") / base
+        if d.is_dir():
+            c.tree(str(d).lstrip("/"), d)
+    conf = f"[Daemon]\nTheme={PLYMOUTH_THEME}\nShowDelay=0\n".encode()
+    c.dir("etc/plymouth")
+    c.file("etc/plymouth/plymouthd.conf", conf)
+    c.file("usr/share/plymouth/plymouthd.defaults", conf)
+
+
 def build_initramfs(work, kernel, dormouse, workload):
     c = Cpio()
     for d in ["bin", "sbin", "usr/bin", "usr/sbin", "proc", "sys", "dev", "tmp", "run",
@@ -348,6 +385,7 @@ def build_initramfs(work, kernel, dormouse, workload):
                 if gmo.name not in gmos:
                     gmos.add(gmo.name)
                     c.copy(f"usr/share/locale/{gmo.stem}/LC_MESSAGES/dormouse.mo", gmo)
+    add_plymouth(c)
     path = work / "initrd.cpio"
     c.write(path)
     log(f"initramfs {path} {path.stat().st_size / 1e6:.1f} MB, {len(c.order)} entries"
@@ -1305,6 +1343,166 @@ def scenario_handover(h):
             f"over, bar {widths[0]}→{widths[-1]} px; PNGs in {out}")
 
 
+def dark(fr):
+    """Black or nearly: what a screen shows between two pictures."""
+    hist = fr.histogram(step=8)
+    total = sum(hist.values())
+    return sum(n for p, n in hist.items() if max(p) < 24) > 0.97 * total
+
+
+def plymouth_gradient(fr):
+    """The top corners on spinfinity's BackgroundStartColor (0x0073b3)."""
+    return all(abs(a - b) <= 12 for x in (4, fr.w - 5)
+               for a, b in zip(fr.pixel(x, 4), (0x00, 0x73, 0xb3)))
+
+
+def dormouse_text(fr):
+    """White text under the animation, where dormouse writes its statistics
+    line: Plymouth (no label plugin in the initramfs) writes none there."""
+    n = 0
+    y0 = int(0.55 * fr.h) + 40
+    for y in range(y0, min(fr.h, y0 + 40), 2):
+        row = fr.row(y)
+        for x in range(fr.w // 4, 3 * fr.w // 4, 2):
+            if min(row[3 * x:3 * x + 3]) > 200:
+                n += 1
+    return n > 20
+
+
+def red_box(fr):
+    """Bounding box (x0, y0, x1, y1) of the red pixels: Debian's swirl, the
+    header image of spinfinity. None when there are none."""
+    xs, ys = [], []
+    for y in range(0, fr.h, 2):
+        row = fr.row(y)
+        for x in range(0, fr.w, 2):
+            r, g, b = row[3 * x:3 * x + 3]
+            if r > 150 and b < 120 and g < 120:
+                xs.append(x)
+                ys.append(y)
+    return (min(xs), min(ys), max(xs), max(ys)) if len(xs) > 50 else None
+
+
+def side_by_side(plymouth, ours):
+    """Plymouth's own frame against dormouse's: the background at the four
+    corners and the logo's place. Returns a sentence, or raises Failure."""
+    pts = [(4, 4), (plymouth.w - 5, 4), (4, plymouth.h - 5), (plymouth.w - 5, plymouth.h - 5)]
+    worst = max(abs(a - b) for x, y in pts for a, b in zip(plymouth.pixel(x, y), ours.pixel(x, y)))
+    if worst > 6:
+        raise Failure(f"side by side: the backgrounds differ by {worst} at the corners")
+    a, b = red_box(plymouth), red_box(ours)
+    if a is None or b is None:
+        raise Failure(f"side by side: the logo is missing (Plymouth {a}, dormouse {b})")
+    off = max(abs(p - q) for p, q in zip(a, b))
+    if off > 4:
+        raise Failure(f"side by side: the logo is at {b} in dormouse's frame, {a} in Plymouth's")
+    return f"backgrounds within {worst}/255, logo within {off} px of Plymouth's ({a})"
+
+
+def handover_frames(vm, since, stop, dest, prefix, interval=0.1):
+    """Screendumps every interval s (host clock) until stop shows on the serial console."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shots, n = [], 0
+    while vm.exit_t is None and time.monotonic() < vm.deadline:
+        if vm.wait_for(stop, 0, since):
+            break
+        n += 1
+        t = time.monotonic()
+        p = vm.screendump(dest / f"{prefix}-{n:03d}.ppm")
+        if p:
+            shots.append((t, p))
+        time.sleep(max(0, interval - (time.monotonic() - t)))
+    return shots
+
+
+def check_no_dark_gap(name, saved, out, last=None):
+    """From the first frame on Plymouth's background to the last one on it (or
+    to the frame index last), no black frame. Returns the indices of the
+    frames on that background."""
+    on = [i for i, (fr, _) in enumerate(saved) if plymouth_gradient(fr)]
+    if not on:
+        raise Failure(f"{name}: no screendump showed Plymouth's {PLYMOUTH_THEME} background; "
+                      f"see {out}")
+    end = on[-1] if last is None else last
+    gap = [png.name for fr, png in saved[on[0]:end + 1] if dark(fr)]
+    if gap:
+        raise Failure(f"{name}: black frames between Plymouth's picture and dormouse's: "
+                      f"{gap[:5]}; see {out}")
+    return on
+
+
+def plymouth_refusal(h, out, append):
+    """A boot without an image under Plymouth: dormouse exits 1 and Plymouth,
+    reactivated, has the screen again."""
+    disk2 = h.new_disk("ply-none")
+    run(["mkswap", str(disk2)])  # a plain swap area, as after any normal shutdown
+    with VM(h, "ply-none", "plymouth-resume", disk2, append) as vm:
+        idx = expect(vm, r"VMTEST: PLYMOUTH started", "plymouthd showing its splash", 60)[0]
+        shots = handover_frames(vm, idx, r"VMTEST: PLYMOUTH quit", h.work / "shots-ply-none",
+                                "back")
+        m = expect(vm, r"VMTEST: DORMOUSE resume rc=(\d+)", "dormouse resume's exit", 60)[2]
+        t_back = vm.wait_for(r"VMTEST: PLYMOUTH reactivated", 10, idx)
+        expect_exit(vm, "power-off")
+    if m.group(1) != str(RC_NO_IMAGE) or t_back is None:
+        raise Failure(f"ply-none: dormouse resume rc={m.group(1)} (expected {RC_NO_IMAGE}), "
+                      f"reactivated: {t_back is not None}")
+    back = save_pngs([(t - t_back[1], p) for t, p in shots], out, "refusal")
+    check_no_dark_gap("ply-none", back, out)
+    after = [fr for fr, _ in back if fr.t > 0.5 and plymouth_gradient(fr)]
+    if not after:
+        raise Failure(f"ply-none: Plymouth's picture did not come back after reactivate; see {out}")
+    return f"without an image Plymouth has the screen again ({len(after)} frames)"
+
+
+def scenario_plymouth_handover(h):
+    """Debian's plymouthd shows spinfinity (two-step) in the initramfs; dormouse
+    resume with theme = plymouth takes the screen after plymouth deactivate.
+    Screendumps every 100 ms across the handover: no black frame between
+    Plymouth's picture and dormouse's, and dormouse's frames are on the same
+    background. Then a boot without an image: dormouse leaves, Plymouth gets
+    the screen back (reactivate) before it quits."""
+    h.need_dormouse()
+    if not have_plymouth():
+        raise Failure("plymouth-handover: Debian's plymouth and plymouth-themes are not "
+                      "installed (tools/packages)")
+    out = h.out_dir("plymouth-handover")
+    # No udev in this initramfs; the serial console is for the test's messages.
+    append = "splash plymouth.ignore-udev plymouth.ignore-serial-consoles"
+    refusal = plymouth_refusal(h, out, append)
+    disk, res = hibernated_disk(h, "ply")
+    with VM(h, "ply-2", "plymouth-resume", disk, append) as vm:
+        idx = expect(vm, r"VMTEST: PLYMOUTH started", "plymouthd showing its splash", 60)[0]
+        shots = handover_frames(vm, idx, r"^TICK \d+|VMTEST: DORMOUSE resume rc=", h.work / "shots-ply-2",
+                                "ho")
+        hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 90, idx)
+        if hit is None or hit[2].group(1) is not None:
+            raise Failure(f"ply-2: the image was not restored; serial log {vm.logpath}:\n"
+                          f"{vm.tail(25)}")
+        t_deact = vm.wait_for(r"VMTEST: DORMOUSE resume start", 0, idx)[1]
+        expect(vm, r"VMTEST: DORMOUSE hibernate rc=0", "the hibernating dormouse exiting 0", 60)
+        check_restored_workload(vm, res["checksum"], res["token"], res["counter"])
+        expect_exit(vm, "power-off after the check")
+    saved = save_pngs([(t - t_deact, p) for t, p in shots], out, "handover")
+    # The handover: Plymouth's frames, then dormouse's until its last one (the
+    # restore that follows is the kernel's: its frames are counted, not checked).
+    ours = [i for i, (fr, _) in enumerate(saved) if fr.t >= 0 and plymouth_gradient(fr)
+            and dormouse_text(fr)]
+    if not ours:
+        raise Failure(f"ply-2: no frame of dormouse's on Plymouth's background; see {out}")
+    on = check_no_dark_gap("ply-2", saved, out, last=ours[-1])
+    before = [i for i in on if saved[i][0].t < 0]
+    if not before:
+        raise Failure(f"ply-2: no frame of Plymouth's before the handover; see {out}")
+    restore_dark = sum(1 for fr, _ in saved[ours[-1] + 1:] if dark(fr))
+    compared = side_by_side(saved[before[-1]][0], saved[ours[len(ours) // 2]][0])
+
+    return (f"{len(saved)} screendumps at 100 ms: Plymouth's {PLYMOUTH_THEME} "
+            f"({len(before)} frames) → dormouse on the same background ({len(ours)} frames with "
+            f"its text), no black frame between; side by side: {compared}; restored (then "
+            f"{restore_dark} black frames while the kernel restores, not checked); {refusal}; "
+            f"PNGs in {out}")
+
+
 SCENARIOS = [
     ("kernel-baseline", scenario_kernel_baseline),
     ("dormouse-roundtrip", scenario_dormouse_roundtrip),
@@ -1314,6 +1512,7 @@ SCENARIOS = [
     ("noresume", scenario_noresume),
     ("corrupted", scenario_corrupted),
     ("first-frame", scenario_first_frame),
+    ("plymouth-handover", scenario_plymouth_handover),
     ("fbdev", scenario_fbdev),
     ("handover", scenario_handover),
 ]

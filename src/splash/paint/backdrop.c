@@ -24,6 +24,31 @@ uint32_t dmo_backdrop_row(const struct dmo_theme *t, int y, int height)
                channel(a->b + (b->b - a->b) * f);
 }
 
+bool dmo_firmware_logo_place(int width, int height, int w, int h, int xoff, int yoff, int *x,
+                             int *y)
+{
+        *x = (width - w) / 2;
+        *y = height * 382 / 1000 - h / 2;
+        if (xoff >= 0 && yoff >= 0 && *x == xoff && (height - h) / 2 == yoff)
+                *y = yoff;
+        return w > 0 && h > 0 && *x >= 0 && *y >= 0 && *x + w <= width && *y + h <= height;
+}
+
+/* The firmware's logo, as the painter will draw it (the firmware's pixels are opaque). */
+static void fill_firmware_logo(const struct dmo_theme *t, uint8_t *pixels, size_t stride, int width,
+                               int height)
+{
+        int x, y;
+        if (!t->fw_pixels || !t->mode[DMO_SCENE_HIBERNATE].show_firmware_logo ||
+            !t->mode[DMO_SCENE_RESUME].show_firmware_logo ||
+            !dmo_firmware_logo_place(width, height, t->fw_w, t->fw_h, t->fw_xoff, t->fw_yoff, &x,
+                                     &y))
+                return;
+        for (int r = 0; r < t->fw_h; r++)
+                memcpy(pixels + (size_t)(y + r) * stride + (size_t)x * 4,
+                       t->fw_pixels + (size_t)r * t->fw_stride, (size_t)t->fw_w * 4);
+}
+
 void dmo_backdrop_fill(const struct dmo_theme *t, uint8_t *pixels, size_t stride, int width,
                        int height)
 {
@@ -49,4 +74,5 @@ void dmo_backdrop_fill(const struct dmo_theme *t, uint8_t *pixels, size_t stride
                         memcpy(row + (size_t)x * 4, run, (size_t)n * 4);
                 }
         }
+        fill_firmware_logo(t, pixels, stride, width, height);
 }

@@ -8,8 +8,10 @@
 
 #include <cairo.h>
 
+#include "splash/paint/backdrop.h"
 #include "splash/paint/text.h"
 #include "splash/theme/theme-private.h"
+#include "util/cleanup.h"
 #include "util/i18n.h"
 
 #if !ENABLE_NLS
@@ -45,7 +47,7 @@ struct painter_state {
         bool valid;
         enum dmo_scene_kind kind;
         int bar_px;
-        unsigned throbber_step;
+        unsigned throbber_step, anim_step;
         struct dmo_dialog dialog;
 };
 
@@ -66,10 +68,15 @@ struct dmo_painter {
         struct dmo_line line[L_COUNT];
 
         cairo_surface_t *base;                       /* background when it is not a plain colour */
+        cairo_surface_t *base_plain;                 /* the same without the firmware logo (NULL: none) */
         cairo_surface_t *logo;                       /* scaled to its drawn size */
         cairo_surface_t *mode_logo[DMO_SCENE_KINDS]; /* a mode's own, in the same box */
         cairo_surface_t *bar_fill, *bar_track;
         cairo_surface_t *throbber[DMO_THEME_MAX_THROBBER];
+        cairo_surface_t *anim[DMO_THEME_MAX_THROBBER];
+        /* image dialog: scaled to the painter's scale */
+        cairo_surface_t *d_entry, *d_lock, *d_bullet, *d_box;
+        struct dmo_rect d_entry_box, d_lock_box, d_box_box;
 
         struct dmo_rect box[DMO_BOX_COUNT];
         bool box_shown[DMO_BOX_COUNT];
@@ -119,6 +126,22 @@ static struct dmo_rect place(const struct dmo_painter *p, double ha, double va, 
         r.x = iround(ha * (p->w - r.w));
         r.y = iround(va * (p->h - r.h));
         return clamp_rect(r, p->w, p->h);
+}
+
+/* Centre at (ha, va) fractions of the screen (Plymouth's rule for its animations). */
+static struct dmo_rect place_center(const struct dmo_painter *p, double ha, double va, double w,
+                                    double h)
+{
+        struct dmo_rect r = {.w = iround(w), .h = iround(h)};
+        r.x = (int)floor(ha * p->w - w / 2.0);
+        r.y = (int)floor(va * p->h - h / 2.0);
+        return clamp_rect(r, p->w, p->h);
+}
+
+static struct dmo_rect place_by(const struct dmo_painter *p, enum dmo_anchor a, double ha,
+                                double va, double w, double h)
+{
+        return a == DMO_ANCHOR_CENTER ? place_center(p, ha, va, w, h) : place(p, ha, va, w, h);
 }
 
 static double length(const struct dmo_painter *p, double v, int screen)
@@ -284,6 +307,138 @@ void dmo_painter_prewarm(struct dmo_painter *p)
         cairo_surface_destroy(s);
 }
 
+/* The firmware's logo where Plymouth places it (backdrop.h). */
+static void layout_firmware_logo(struct dmo_painter *p)
+{
+        const struct dmo_theme *t = p->t;
+        double w, h, is;
+        if (!t->fw_logo)
+                return;
+        cairo_surface_t *fb = dmo_theme_image_pick(&t->fw_fallback, p->scale, &is);
+        if (t->fw_image) {
+                /* The firmware's pixels are the screen's pixels: never scaled. */
+                w = cairo_image_surface_get_width(t->fw_image);
+                h = cairo_image_surface_get_height(t->fw_image);
+        } else if (fb) {
+                w = iround(cairo_image_surface_get_width(fb) / is * p->scale);
+                h = iround(cairo_image_surface_get_height(fb) / is * p->scale);
+        } else {
+                return;
+        }
+        int x, y;
+        if (!dmo_firmware_logo_place(p->w, p->h, (int)w, (int)h, t->fw_image ? t->fw_xoff : -1,
+                                     t->fw_image ? t->fw_yoff : -1, &x, &y))
+                return;
+        p->box[DMO_BOX_FIRMWARE_LOGO] = (struct dmo_rect){x, y, (int)w, (int)h};
+        p->box_shown[DMO_BOX_FIRMWARE_LOGO] = true;
+}
+
+/* Plymouth's header image: its bottom on the top of the throbber or the
+ * progress animation (the taller), both centred on the same point. */
+static void layout_logo_above_animation(struct dmo_painter *p)
+{
+        const struct dmo_theme *t = p->t;
+        if (!t->logo_above_animation || !p->box_shown[DMO_BOX_LOGO])
+                return;
+        const struct dmo_rect *th = &p->box[DMO_BOX_THROBBER], *an = &p->box[DMO_BOX_ANIMATION];
+        double sprite = 0, cy = t->throbber_valign * p->h;
+        if (p->box_shown[DMO_BOX_THROBBER] && t->throbber_kind == DMO_THROBBER_FRAMES)
+                sprite = th->h;
+        if (p->box_shown[DMO_BOX_ANIMATION]) {
+                sprite = fmax(sprite, an->h);
+                cy = t->anim_valign * p->h;
+        }
+        struct dmo_rect *l = &p->box[DMO_BOX_LOGO];
+        l->y = (int)floor(cy - sprite / 2.0) - l->h;
+        *l = clamp_rect(*l, p->w, p->h);
+}
+
+/* Text placed under other elements (Plymouth's stacking): a subtitle under
+ * its title, the pair placed as one block; a line 10 px under the
+ * animation (the last shown of bar, throbber and progress animation, in the
+ * hibernate scene); a line under the stats line. */
+static void layout_below(struct dmo_painter *p)
+{
+        const struct dmo_theme *t = p->t;
+        struct dmo_rect *ti = &p->box[DMO_BOX_TITLE], *su = &p->box[DMO_BOX_SUBTITLE];
+        if (t->text[DMO_TEXT_SUBTITLE].below == DMO_BELOW_TITLE) {
+                ti->y = iround((p->h - ti->h - 2 * su->h) * t->text[DMO_TEXT_TITLE].valign);
+                su->y = ti->y + ti->h + su->h;
+        }
+        const struct dmo_theme_mode *m = &t->mode[DMO_SCENE_HIBERNATE];
+        int bottom = -1;
+        if (m->show_bar)
+                bottom = p->box[DMO_BOX_BAR].y + p->box[DMO_BOX_BAR].h;
+        if (m->show_throbber && p->box_shown[DMO_BOX_THROBBER])
+                bottom = p->box[DMO_BOX_THROBBER].y + p->box[DMO_BOX_THROBBER].h;
+        if (m->show_throbber && p->box_shown[DMO_BOX_ANIMATION])
+                bottom = p->box[DMO_BOX_ANIMATION].y + p->box[DMO_BOX_ANIMATION].h;
+        static const enum dmo_painter_box tb[DMO_TEXT_COUNT] = {
+            DMO_BOX_TITLE, DMO_BOX_SUBTITLE, DMO_BOX_MESSAGE, DMO_BOX_STATS, DMO_BOX_DETAIL};
+        /* Stats first: a line may follow it. */
+        static const int order[] = {DMO_TEXT_STATS, DMO_TEXT_MESSAGE, DMO_TEXT_DETAIL};
+        for (size_t k = 0; k < DMO_ARRAY_SIZE(order); k++) {
+                int i = order[k];
+                struct dmo_rect *b = &p->box[tb[i]];
+                if (t->text[i].below == DMO_BELOW_ANIMATION && bottom >= 0)
+                        b->y = bottom + iround(10 * p->scale);
+                else if (t->text[i].below == DMO_BELOW_STATS)
+                        b->y = p->box[DMO_BOX_STATS].y + p->box[DMO_BOX_STATS].h;
+                else
+                        continue;
+                *b = clamp_rect(*b, p->w, p->h);
+        }
+}
+
+static double image_w(const struct dmo_theme_image *im, double scale)
+{
+        double is;
+        cairo_surface_t *s = dmo_theme_image_pick(im, scale, &is);
+        return s ? cairo_image_surface_get_width(s) / is * scale : 0;
+}
+
+static double image_h(const struct dmo_theme_image *im, double scale)
+{
+        double is;
+        cairo_surface_t *s = dmo_theme_image_pick(im, scale, &is);
+        return s ? cairo_image_surface_get_height(s) / is * scale : 0;
+}
+
+/* Plymouth's password dialog: the box image (if any) placed by the dialog
+ * alignment, the lock and the entry side by side centred in it, the prompt
+ * under it. */
+static void layout_image_dialog(struct dmo_painter *p)
+{
+        const struct dmo_theme *t = p->t;
+        double s = p->scale;
+        if (!t->dialog_entry.x1 && !t->dialog_entry.x2)
+                return;
+        double ew = image_w(&t->dialog_entry, s), eh = image_h(&t->dialog_entry, s);
+        double lw = image_w(&t->dialog_lock, s), lh = image_h(&t->dialog_lock, s);
+        double bw = image_w(&t->dialog_box, s), bh = image_h(&t->dialog_box, s);
+        struct dmo_rect area;
+        if (bw > 0)
+                area = place(p, t->dialog_halign, t->dialog_valign, bw, bh);
+        else
+                area = place(p, t->dialog_halign, t->dialog_valign, lw + ew, fmax(lh, eh));
+        p->d_box_box = area;
+        p->d_lock_box =
+            (struct dmo_rect){iround(area.x + (area.w - (lw + ew)) / 2.0),
+                              iround(area.y + (area.h - lh) / 2.0), iround(lw), iround(lh)};
+        p->d_entry_box =
+            (struct dmo_rect){p->d_lock_box.x + p->d_lock_box.w,
+                              iround(area.y + (area.h - eh) / 2.0), iround(ew), iround(eh)};
+        /* The dialog's box (damage, tests): the screen's width, from the images' top to
+         * two lines of text under them (the prompt is centred on the screen). */
+        double lhgt = p->dialog_style.ascent + p->dialog_style.descent;
+        if (lhgt <= 0)
+                lhgt = t->dialog_size * s * 1.2;
+        int top = area.y < p->d_entry_box.y ? area.y : p->d_entry_box.y;
+        p->box[DMO_BOX_DIALOG] =
+            clamp_rect((struct dmo_rect){0, top, p->w, iround(fmax(area.h, eh) + 2 * lhgt + 4 * s)},
+                       p->w, p->h);
+}
+
 static void layout(struct dmo_painter *p)
 {
         const struct dmo_theme *t = p->t;
@@ -338,15 +493,27 @@ static void layout(struct dmo_painter *p)
 
         /* throbber */
         double ts = t->throbber_size * s;
-        if (t->throbber_kind == DMO_THROBBER_FRAMES && t->throbber[0].x1) {
-                cairo_surface_t *f = dmo_theme_image_pick(&t->throbber[0], s, &is);
+        if (t->throbber_kind == DMO_THROBBER_FRAMES && t->throbber.image[0].x1) {
+                cairo_surface_t *f = dmo_theme_image_pick(&t->throbber.image[0], s, &is);
                 ts = cairo_image_surface_get_width(f) / is * s;
                 double th = cairo_image_surface_get_height(f) / is * s;
-                p->box[DMO_BOX_THROBBER] = place(p, t->throbber_halign, t->throbber_valign, ts, th);
+                p->box[DMO_BOX_THROBBER] =
+                    place_by(p, t->throbber_anchor, t->throbber_halign, t->throbber_valign, ts, th);
         } else {
-                p->box[DMO_BOX_THROBBER] = place(p, t->throbber_halign, t->throbber_valign, ts, ts);
+                p->box[DMO_BOX_THROBBER] =
+                    place_by(p, t->throbber_anchor, t->throbber_halign, t->throbber_valign, ts, ts);
         }
         p->box_shown[DMO_BOX_THROBBER] = t->throbber_kind != DMO_THROBBER_NONE;
+
+        /* progress animation */
+        if (t->anim_enabled && t->anim.image[0].x1) {
+                cairo_surface_t *f = dmo_theme_image_pick(&t->anim.image[0], s, &is);
+                p->box[DMO_BOX_ANIMATION] =
+                    place_by(p, t->anim_anchor, t->anim_halign, t->anim_valign,
+                             cairo_image_surface_get_width(f) / is * s,
+                             cairo_image_surface_get_height(f) / is * s);
+                p->box_shown[DMO_BOX_ANIMATION] = true;
+        }
 
         /* dialog: prompt line, then an entry field (or the two answers) */
         double dsz = p->dialog_style.ascent + p->dialog_style.descent;
@@ -356,6 +523,30 @@ static void layout(struct dmo_painter *p)
         double dh = 16 * s + dsz + 12 * s + dsz + 16 * s + 16 * s;
         p->box[DMO_BOX_DIALOG] = place(p, t->dialog_halign, t->dialog_valign, dw, dh);
         p->box_shown[DMO_BOX_DIALOG] = true;
+
+        layout_firmware_logo(p);
+        layout_logo_above_animation(p);
+        layout_below(p);
+        layout_image_dialog(p);
+}
+
+static void draw_firmware_logo(const struct dmo_painter *p, cairo_t *cr)
+{
+        const struct dmo_theme *t = p->t;
+        const struct dmo_rect *b = &p->box[DMO_BOX_FIRMWARE_LOGO];
+        double is;
+        cairo_surface_t *img =
+            t->fw_image ? t->fw_image : dmo_theme_image_pick(&t->fw_fallback, p->scale, &is);
+        if (!img)
+                return;
+        cairo_save(cr);
+        cairo_translate(cr, b->x, b->y);
+        cairo_scale(cr, (double)b->w / cairo_image_surface_get_width(img),
+                    (double)b->h / cairo_image_surface_get_height(img));
+        cairo_set_source_surface(cr, img, 0, 0);
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
+        cairo_paint(cr);
+        cairo_restore(cr);
 }
 
 static int prepare_images(struct dmo_painter *p)
@@ -363,11 +554,22 @@ static int prepare_images(struct dmo_painter *p)
         const struct dmo_theme *t = p->t;
         double is;
 
-        if (t->bg_kind != DMO_BG_COLOR) {
+        bool fw = p->box_shown[DMO_BOX_FIRMWARE_LOGO];
+        if (t->bg_kind != DMO_BG_COLOR || fw) {
                 p->base = cairo_image_surface_create(CAIRO_FORMAT_RGB24, p->w, p->h);
                 if (cairo_surface_status(p->base))
                         return -ENOMEM;
                 cairo_t *cr = cairo_create(p->base);
+                draw_background_full(p, cr);
+                if (fw)
+                        draw_firmware_logo(p, cr);
+                cairo_destroy(cr);
+        }
+        if (fw && t->bg_kind != DMO_BG_COLOR) {
+                p->base_plain = cairo_image_surface_create(CAIRO_FORMAT_RGB24, p->w, p->h);
+                if (cairo_surface_status(p->base_plain))
+                        return -ENOMEM;
+                cairo_t *cr = cairo_create(p->base_plain);
                 draw_background_full(p, cr);
                 cairo_destroy(cr);
         }
@@ -386,11 +588,29 @@ static int prepare_images(struct dmo_painter *p)
         img = dmo_theme_image_pick(&t->bar_track_image, p->scale, &is);
         p->bar_track = scaled_copy(img, p->box[DMO_BOX_BAR].w, p->box[DMO_BOX_BAR].h);
         if (t->throbber_kind == DMO_THROBBER_FRAMES) {
-                for (unsigned i = 0; i < t->throbber_count; i++) {
-                        img = dmo_theme_image_pick(&t->throbber[i], p->scale, &is);
+                for (unsigned i = 0; i < t->throbber.count; i++) {
+                        img = dmo_theme_image_pick(&t->throbber.image[i], p->scale, &is);
                         p->throbber[i] = scaled_copy(img, p->box[DMO_BOX_THROBBER].w,
                                                      p->box[DMO_BOX_THROBBER].h);
                 }
+        }
+        if (p->box_shown[DMO_BOX_ANIMATION]) {
+                for (unsigned i = 0; i < t->anim.count; i++) {
+                        img = dmo_theme_image_pick(&t->anim.image[i], p->scale, &is);
+                        p->anim[i] = scaled_copy(img, p->box[DMO_BOX_ANIMATION].w,
+                                                 p->box[DMO_BOX_ANIMATION].h);
+                }
+        }
+        if (t->dialog_entry.x1 || t->dialog_entry.x2) {
+                p->d_entry = scaled_copy(dmo_theme_image_pick(&t->dialog_entry, p->scale, &is),
+                                         p->d_entry_box.w, p->d_entry_box.h);
+                p->d_lock = scaled_copy(dmo_theme_image_pick(&t->dialog_lock, p->scale, &is),
+                                        p->d_lock_box.w, p->d_lock_box.h);
+                p->d_box = scaled_copy(dmo_theme_image_pick(&t->dialog_box, p->scale, &is),
+                                       p->d_box_box.w, p->d_box_box.h);
+                p->d_bullet = scaled_copy(dmo_theme_image_pick(&t->dialog_bullet, p->scale, &is),
+                                          iround(image_w(&t->dialog_bullet, p->scale)),
+                                          iround(image_h(&t->dialog_bullet, p->scale)));
         }
         return 0;
 }
@@ -464,13 +684,20 @@ void dmo_painter_free(struct dmo_painter *p)
         dmo_font_free(p->font_fallback);
         dmo_font_free(p->font_fallback_bold);
         cairo_surface_destroy(p->base);
+        cairo_surface_destroy(p->base_plain);
+        cairo_surface_destroy(p->d_entry);
+        cairo_surface_destroy(p->d_lock);
+        cairo_surface_destroy(p->d_box);
+        cairo_surface_destroy(p->d_bullet);
         cairo_surface_destroy(p->logo);
         for (int k = 0; k < DMO_SCENE_KINDS; k++)
                 cairo_surface_destroy(p->mode_logo[k]);
         cairo_surface_destroy(p->bar_fill);
         cairo_surface_destroy(p->bar_track);
-        for (int i = 0; i < DMO_THEME_MAX_THROBBER; i++)
+        for (int i = 0; i < DMO_THEME_MAX_THROBBER; i++) {
                 cairo_surface_destroy(p->throbber[i]);
+                cairo_surface_destroy(p->anim[i]);
+        }
         free(p);
 }
 
@@ -610,8 +837,23 @@ static int bar_px(const struct dmo_painter *p, double f)
 static unsigned throbber_step(const struct dmo_painter *p, uint32_t frame)
 {
         const struct dmo_theme *t = p->t;
-        unsigned steps = t->throbber_kind == DMO_THROBBER_FRAMES ? t->throbber_count : 12;
-        return (unsigned)floor(frame * t->throbber_speed) % (steps ? steps : 1);
+        unsigned steps = t->throbber_kind == DMO_THROBBER_FRAMES ? t->throbber.count : 12;
+        /* The epsilon keeps a speed written as a decimal (34/120 = 0.283333333)
+         * on its exact steps: a whole cycle lands on step 0 again. */
+        return (unsigned)floor(frame * t->throbber_speed + 1e-6) % (steps ? steps : 1);
+}
+
+/* Plymouth's progress animation: frame fraction × (count − 1). */
+static unsigned anim_step(const struct dmo_painter *p, double f)
+{
+        unsigned n = p->t->anim.count;
+        if (!p->box_shown[DMO_BOX_ANIMATION] || n == 0)
+                return 0;
+        if (!(f > 0))
+                f = 0;
+        if (f > 1)
+                f = 1;
+        return (unsigned)(f * (n - 1));
 }
 
 static void rounded_rect(cairo_t *cr, double x, double y, double w, double h, double r)
@@ -890,13 +1132,80 @@ static void draw_dialog(struct dmo_painter *p, cairo_t *cr, const struct dmo_sce
         cairo_restore(cr);
 }
 
+static void paint_at(cairo_t *cr, cairo_surface_t *s, const struct dmo_rect *r)
+{
+        if (!s)
+                return;
+        cairo_set_source_surface(cr, s, r->x, r->y);
+        cairo_paint(cr);
+}
+
+/* A line of dialog text in an arbitrary box (the detail box lends its slot). */
+static void draw_dialog_line(struct dmo_painter *p, cairo_t *cr, struct dmo_rect box,
+                             struct dmo_line *l, const struct dmo_rgba *color)
+{
+        struct dmo_rect saved = p->box[DMO_BOX_DETAIL], saved_ink = p->ink[DMO_BOX_DETAIL];
+        bool saved_valid = p->ink_valid[DMO_BOX_DETAIL];
+        p->box[DMO_BOX_DETAIL] = box;
+        draw_line_in_box(p, cr, DMO_BOX_DETAIL, l, DMO_ALIGN_CENTER, color, NULL);
+        p->box[DMO_BOX_DETAIL] = saved;
+        p->ink[DMO_BOX_DETAIL] = saved_ink;
+        p->ink_valid[DMO_BOX_DETAIL] = saved_valid;
+}
+
+/* Plymouth's dialog, from the theme's images: box, lock, entry with one
+ * bullet image per typed character (as many as fit), the prompt centred
+ * under it; a question shows its two answers in the entry. */
+static void draw_image_dialog(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene *sc)
+{
+        const struct dmo_theme *t = p->t;
+        const struct dmo_rect *e = &p->d_entry_box;
+        double lh = p->dialog_style.ascent + p->dialog_style.descent;
+        paint_at(cr, p->d_box, &p->d_box_box);
+        paint_at(cr, p->d_entry, e);
+        paint_at(cr, p->d_lock, &p->d_lock_box);
+        if (sc->dialog.kind == DMO_DIALOG_PASSWORD && p->d_bullet) {
+                int bw = cairo_image_surface_get_width(p->d_bullet);
+                int bh = cairo_image_surface_get_height(p->d_bullet);
+                unsigned fit = bw > 0 && e->w / bw > 1 ? (unsigned)(e->w / bw - 1) : 0;
+                unsigned n = sc->dialog.bullets < fit ? sc->dialog.bullets : fit;
+                for (unsigned i = 0; i < n; i++) {
+                        struct dmo_rect r = {iround(e->x + i * bw + bw / 2.0),
+                                             iround(e->y + e->h / 2.0 - bh / 2.0), bw, bh};
+                        paint_at(cr, p->d_bullet, &r);
+                }
+        } else if (sc->dialog.kind == DMO_DIALOG_QUESTION) {
+                for (int i = 0; i < 2; i++) {
+                        bool yes = i == 0;
+                        struct dmo_rgba c = t->dialog_text;
+                        if (yes != sc->dialog.answer_yes)
+                                c.a *= 0.45;
+                        struct dmo_rect half = {e->x + i * e->w / 2, e->y, e->w / 2, e->h};
+                        draw_dialog_line(p, cr, half, &p->line[yes ? L_YES : L_NO], &c);
+                }
+        }
+        int bottom = p->d_box ? p->d_box_box.y + p->d_box_box.h : e->y + e->h;
+        if (p->d_lock_box.y + p->d_lock_box.h > bottom)
+                bottom = p->d_lock_box.y + p->d_lock_box.h;
+        dmo_line_shape(&p->shaper, &p->line[L_PROMPT], &p->dialog_style, sc->dialog.prompt);
+        draw_dialog_line(p, cr, (struct dmo_rect){0, bottom, p->w, iround(lh + 4 * p->scale)},
+                         &p->line[L_PROMPT], &t->dialog_text);
+}
+
 static void draw_all(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene *sc)
 {
         const struct dmo_theme *t = p->t;
         const struct dmo_theme_mode *m = &t->mode[sc->kind];
 
-        if (p->base) {
-                cairo_set_source_surface(cr, p->base, 0, 0);
+        bool dialog = sc->dialog.kind != DMO_DIALOG_NONE;
+        bool image_dialog = dialog && p->d_entry;
+        /* Without the firmware logo: in a mode that does not show it, and
+         * behind a dialog when the theme says so (Plymouth's bgrt theme). */
+        bool plain = p->box_shown[DMO_BOX_FIRMWARE_LOGO] &&
+                     (!m->show_firmware_logo || (dialog && t->fw_dialog_clears));
+        cairo_surface_t *base = plain ? p->base_plain : p->base;
+        if (base) {
+                cairo_set_source_surface(cr, base, 0, 0);
                 cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
                 cairo_paint(cr);
                 cairo_set_operator(cr, CAIRO_OPERATOR_OVER);
@@ -909,11 +1218,10 @@ static void draw_all(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene 
                 cairo_set_source_surface(cr, logo, p->box[DMO_BOX_LOGO].x, p->box[DMO_BOX_LOGO].y);
                 cairo_paint(cr);
         }
-        if (t->text[DMO_TEXT_TITLE].show)
+        if (t->text[DMO_TEXT_TITLE].show && !image_dialog)
                 draw_text(p, cr, DMO_TEXT_TITLE, DMO_BOX_TITLE, &p->line[L_TITLE0 + sc->kind]);
         /* A dialog takes the place of the subtitle, bar and progress lines;
          * drawing them half hidden behind it looks broken. */
-        bool dialog = sc->dialog.kind != DMO_DIALOG_NONE;
         if (t->text[DMO_TEXT_SUBTITLE].show && !dialog)
                 draw_text(p, cr, DMO_TEXT_SUBTITLE, DMO_BOX_SUBTITLE,
                           &p->line[L_SUBTITLE0 + sc->kind]);
@@ -925,9 +1233,15 @@ static void draw_all(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene 
                 draw_text(p, cr, DMO_TEXT_MESSAGE, DMO_BOX_MESSAGE, &p->line[L_MESSAGE]);
         if (t->text[DMO_TEXT_DETAIL].show)
                 draw_text(p, cr, DMO_TEXT_DETAIL, DMO_BOX_DETAIL, &p->line[L_DETAIL]);
-        if (m->show_throbber && p->box_shown[DMO_BOX_THROBBER])
+        if (m->show_throbber && p->box_shown[DMO_BOX_THROBBER] && !image_dialog)
                 draw_throbber(p, cr, sc);
-        if (sc->dialog.kind != DMO_DIALOG_NONE)
+        if (p->box_shown[DMO_BOX_ANIMATION] && m->show_throbber && !dialog) {
+                cairo_surface_t *f = p->anim[anim_step(p, sc->bar_fraction)];
+                paint_at(cr, f, &p->box[DMO_BOX_ANIMATION]);
+        }
+        if (image_dialog)
+                draw_image_dialog(p, cr, sc);
+        else if (dialog)
                 draw_dialog(p, cr, sc);
 }
 
@@ -1022,6 +1336,7 @@ int dmo_painter_paint(struct dmo_painter *p, uint8_t *pixels, int stride,
             .kind = sc->kind,
             .bar_px = bar_px(p, sc->bar_fraction),
             .throbber_step = throbber_step(p, sc->frame_counter),
+            .anim_step = anim_step(p, sc->bar_fraction),
             .dialog = sc->dialog,
         };
         now.dialog.prompt[sizeof(now.dialog.prompt) - 1] = '\0';
@@ -1070,6 +1385,9 @@ int dmo_painter_paint(struct dmo_painter *p, uint8_t *pixels, int stride,
                 if (m->show_throbber && p->box_shown[DMO_BOX_THROBBER] &&
                     was->throbber_step != now.throbber_step)
                         add_damage(damage, max_damage, &nd, p->box[DMO_BOX_THROBBER], p->w, p->h);
+                if (p->box_shown[DMO_BOX_ANIMATION] && m->show_throbber &&
+                    was->anim_step != now.anim_step)
+                        add_damage(damage, max_damage, &nd, p->box[DMO_BOX_ANIMATION], p->w, p->h);
                 if (!same_dialog(&was->dialog, &now.dialog))
                         add_damage(damage, max_damage, &nd, p->box[DMO_BOX_DIALOG], p->w, p->h);
         }

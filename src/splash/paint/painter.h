@@ -75,6 +75,8 @@ enum dmo_painter_box {
         DMO_BOX_PROMPT, /* the dialog's prompt line */
         DMO_BOX_YES,    /* the question's answers (their buttons) */
         DMO_BOX_NO,
+        DMO_BOX_ANIMATION,     /* the progress animation (frames picked by the fraction) */
+        DMO_BOX_FIRMWARE_LOGO, /* the firmware's logo, or the theme's fallback for it */
         DMO_BOX_COUNT
 };
 /* Returns false when the element is not shown by this theme. */

@@ -4,6 +4,7 @@
 #define DMO_SPLASH_THEME_PRIVATE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <cairo.h>
 
@@ -20,6 +21,12 @@ struct dmo_rgba {
 enum dmo_bg_kind { DMO_BG_COLOR, DMO_BG_GRADIENT, DMO_BG_IMAGE };
 enum dmo_fit { DMO_FIT_SCALE, DMO_FIT_CENTER, DMO_FIT_TILE };
 enum dmo_align { DMO_ALIGN_START, DMO_ALIGN_CENTER, DMO_ALIGN_END };
+/* How halign/valign place an element: EDGE as fractions of the free space
+ * (the default), CENTER as the element's centre in fractions of the screen
+ * (Plymouth's rule for its animations). */
+enum dmo_anchor { DMO_ANCHOR_EDGE, DMO_ANCHOR_CENTER };
+/* A text element placed under another one instead of by its valign. */
+enum dmo_below { DMO_BELOW_NONE, DMO_BELOW_TITLE, DMO_BELOW_ANIMATION, DMO_BELOW_STATS };
 
 /* An image with its optional @2x variant (either may be NULL). */
 struct dmo_theme_image {
@@ -47,11 +54,21 @@ struct dmo_theme_text {
         enum dmo_align align; /* "start" follows the text direction */
         struct dmo_rgba color;
         struct dmo_rgba backing; /* a=0: none; else a rounded band under the text */
+        enum dmo_below below; /* TITLE: the pair is placed as one block by the title's valign */
+};
+
+/* A numbered image sequence: PREFIX + first..first+count-1 (zero-padded to
+ * digits) + ".png". */
+struct dmo_theme_frames {
+        char pattern[128];
+        unsigned count, first, digits;
+        struct dmo_theme_image image[DMO_THEME_MAX_THROBBER];
 };
 
 struct dmo_theme_mode {
         char title[256], subtitle[256]; /* translated at load time */
         bool show_bar, show_stats, show_throbber, show_logo;
+        bool show_firmware_logo;
         struct dmo_rgba bar_color;   /* a=0: the bar's own colour */
         struct dmo_theme_image logo; /* none: the theme's [logo] image */
 };
@@ -61,6 +78,7 @@ struct dmo_theme {
         char name[128], description[256];
         char dir[DMO_THEME_PATH];
         char conf[DMO_THEME_PATH + 16]; /* theme.conf, for diagnostics */
+        char bgrt_dir[DMO_THEME_PATH];  /* where the firmware logo is read (fw_logo) */
         bool images_pending;            /* named, not decoded yet (DMO_THEME_DEFER_IMAGES) */
 
         /* fonts: resolved paths; "" when missing (painter falls back) */
@@ -73,6 +91,7 @@ struct dmo_theme {
 
         struct dmo_theme_image logo;
         double logo_halign, logo_valign, logo_width; /* width px at scale 1, 0: image size */
+        bool logo_above_animation; /* bottom on the animations' top (Plymouth's header image) */
 
         double bar_halign, bar_valign, bar_width, bar_height, bar_border, bar_radius;
         bool bar_mirror; /* fills from the right in right-to-left languages */
@@ -82,15 +101,31 @@ struct dmo_theme {
         enum { DMO_THROBBER_NONE, DMO_THROBBER_SPINNER, DMO_THROBBER_FRAMES } throbber_kind;
         double throbber_halign, throbber_valign, throbber_size, throbber_speed;
         struct dmo_rgba throbber_color;
-        char throbber_pattern[128];
-        unsigned throbber_count;
-        struct dmo_theme_image throbber[DMO_THEME_MAX_THROBBER];
+        enum dmo_anchor throbber_anchor;
+        struct dmo_theme_frames throbber;
+
+        /* Frames picked by the bar's fraction (Plymouth's progress animation). */
+        bool anim_enabled;
+        double anim_halign, anim_valign;
+        enum dmo_anchor anim_anchor;
+        struct dmo_theme_frames anim;
+
+        /* The firmware's boot logo (ACPI BGRT), decoded with the images. */
+        bool fw_logo;                       /* [background] firmware-logo */
+        struct dmo_theme_image fw_fallback; /* drawn when the firmware has none */
+        bool fw_dialog_clears;              /* [dialog] clears-firmware-logo */
+        cairo_surface_t *fw_image;          /* NULL: none */
+        const uint8_t *fw_pixels;           /* its ARGB32 pixels, for the backdrop */
+        int fw_w, fw_h, fw_stride;
+        int fw_xoff, fw_yoff; /* where the firmware drew it */
 
         struct dmo_theme_text text[DMO_TEXT_COUNT];
 
         double dialog_halign, dialog_valign, dialog_width, dialog_size;
         struct dmo_rgba dialog_bg, dialog_border, dialog_text, dialog_accent;
         struct dmo_rgba dialog_accent_text; /* a=0: black or white, whichever reads better */
+        /* Image dialog (Plymouth's): entry field, lock, one bullet per character, box behind. */
+        struct dmo_theme_image dialog_entry, dialog_lock, dialog_bullet, dialog_box;
 
         struct dmo_theme_mode mode[DMO_SCENE_KINDS]; /* by enum dmo_scene_kind */
 };

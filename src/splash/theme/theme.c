@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "splash/theme/bmpload.h"
+#include "splash/theme/plymouth.h"
 #include "splash/theme/pngload.h"
 #include "splash/theme/theme-private.h"
 #include "util/cleanup.h"
@@ -86,7 +88,19 @@ void dmo_diag_format(const struct dmo_diag_item *it, char *buf, size_t len)
 
 /* ---- value parsers ---- */
 
-enum vtype { V_STR, V_TEXT, V_INT, V_DOUBLE, V_FRACTION, V_BOOL, V_COLOR, V_IMAGE, V_ENUM, V_FONT };
+enum vtype {
+        V_STR,
+        V_TEXT,
+        V_INT,
+        V_UINT,
+        V_DOUBLE,
+        V_FRACTION,
+        V_BOOL,
+        V_COLOR,
+        V_IMAGE,
+        V_ENUM,
+        V_FONT
+};
 
 struct keydef {
         const char *key;
@@ -106,6 +120,8 @@ static const char *const bg_kinds[] = {"color", "gradient", "image", NULL};
 static const char *const fits[] = {"scale", "center", "tile", NULL};
 static const char *const aligns[] = {"start", "center", "end", NULL};
 static const char *const throbbers[] = {"none", "spinner", "frames", NULL};
+static const char *const anchors[] = {"edge", "center", NULL};
+static const char *const belows[] = {"none", "title", "animation", "stats", NULL};
 
 #define TF(f) offsetof(struct dmo_theme, f)
 #define SZ(f) sizeof(((struct dmo_theme *)0)->f)
@@ -125,9 +141,14 @@ static const struct keydef keys_font[] = {
 };
 
 static const struct keydef keys_background[] = {
-    {"type", V_ENUM, TF(bg_kind), 0, bg_kinds},  {"color", V_COLOR, TF(bg_color), 0, NULL},
-    {"color2", V_COLOR, TF(bg_color2), 0, NULL}, {"image", V_IMAGE, TF(bg_image), 0, NULL},
-    {"fit", V_ENUM, TF(bg_fit), 0, fits},        {NULL, 0, 0, 0, NULL},
+    {"type", V_ENUM, TF(bg_kind), 0, bg_kinds},
+    {"color", V_COLOR, TF(bg_color), 0, NULL},
+    {"color2", V_COLOR, TF(bg_color2), 0, NULL},
+    {"image", V_IMAGE, TF(bg_image), 0, NULL},
+    {"fit", V_ENUM, TF(bg_fit), 0, fits},
+    {"firmware-logo", V_BOOL, TF(fw_logo), 0, NULL},
+    {"firmware-fallback", V_IMAGE, TF(fw_fallback), 0, NULL},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static const struct keydef keys_logo[] = {
@@ -135,6 +156,7 @@ static const struct keydef keys_logo[] = {
     {"halign", V_FRACTION, TF(logo_halign), 0, NULL},
     {"valign", V_FRACTION, TF(logo_valign), 0, NULL},
     {"width", V_DOUBLE, TF(logo_width), 0, NULL},
+    {"above-animation", V_BOOL, TF(logo_above_animation), 0, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -161,8 +183,23 @@ static const struct keydef keys_throbber[] = {
     {"size", V_DOUBLE, TF(throbber_size), 0, NULL},
     {"speed", V_DOUBLE, TF(throbber_speed), 0, NULL},
     {"color", V_COLOR, TF(throbber_color), 0, NULL},
-    {"frames", V_STR, TF(throbber_pattern), SZ(throbber_pattern), NULL},
-    {"count", V_INT, TF(throbber_count), 0, NULL},
+    {"frames", V_STR, TF(throbber.pattern), SZ(throbber.pattern), NULL},
+    {"count", V_UINT, TF(throbber.count), 0, NULL},
+    {"first", V_UINT, TF(throbber.first), 0, NULL},
+    {"digits", V_UINT, TF(throbber.digits), 0, NULL},
+    {"anchor", V_ENUM, TF(throbber_anchor), 0, anchors},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static const struct keydef keys_anim[] = {
+    {"show", V_BOOL, TF(anim_enabled), 0, NULL},
+    {"halign", V_FRACTION, TF(anim_halign), 0, NULL},
+    {"valign", V_FRACTION, TF(anim_valign), 0, NULL},
+    {"anchor", V_ENUM, TF(anim_anchor), 0, anchors},
+    {"frames", V_STR, TF(anim.pattern), SZ(anim.pattern), NULL},
+    {"count", V_UINT, TF(anim.count), 0, NULL},
+    {"first", V_UINT, TF(anim.first), 0, NULL},
+    {"digits", V_UINT, TF(anim.digits), 0, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -172,7 +209,8 @@ static const struct keydef keys_text[] = {
     {"valign", V_FRACTION, XF(valign), 0, NULL}, {"width", V_DOUBLE, XF(width), 0, NULL},
     {"size", V_DOUBLE, XF(size), 0, NULL},       {"bold", V_BOOL, XF(bold), 0, NULL},
     {"align", V_ENUM, XF(align), 0, aligns},     {"color", V_COLOR, XF(color), 0, NULL},
-    {"backing", V_COLOR, XF(backing), 0, NULL},  {NULL, 0, 0, 0, NULL},
+    {"backing", V_COLOR, XF(backing), 0, NULL},  {"below", V_ENUM, XF(below), 0, belows},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static const struct keydef keys_dialog[] = {
@@ -185,6 +223,11 @@ static const struct keydef keys_dialog[] = {
     {"text", V_COLOR, TF(dialog_text), 0, NULL},
     {"accent", V_COLOR, TF(dialog_accent), 0, NULL},
     {"accent-text", V_COLOR, TF(dialog_accent_text), 0, NULL},
+    {"entry-image", V_IMAGE, TF(dialog_entry), 0, NULL},
+    {"lock-image", V_IMAGE, TF(dialog_lock), 0, NULL},
+    {"bullet-image", V_IMAGE, TF(dialog_bullet), 0, NULL},
+    {"box-image", V_IMAGE, TF(dialog_box), 0, NULL},
+    {"clears-firmware-logo", V_BOOL, TF(fw_dialog_clears), 0, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -199,6 +242,7 @@ static const struct keydef keys_mode[] = {
     {"show-logo", V_BOOL, MF(show_logo), 0, NULL},
     {"bar-color", V_COLOR, MF(bar_color), 0, NULL},
     {"logo", V_IMAGE, MF(logo), 0, NULL},
+    {"show-firmware-logo", V_BOOL, MF(show_firmware_logo), 0, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -209,6 +253,7 @@ static const struct sectiondef sections[] = {
     {"logo", keys_logo, 0},
     {"progress-bar", keys_bar, 0},
     {"throbber", keys_throbber, 0},
+    {"progress-animation", keys_anim, 0},
     {"title", keys_text, TF(text[DMO_TEXT_TITLE])},
     {"subtitle", keys_text, TF(text[DMO_TEXT_SUBTITLE])},
     {"message", keys_text, TF(text[DMO_TEXT_MESSAGE])},
@@ -394,10 +439,14 @@ static void set_value(struct loader *L, const struct sectiondef *sec, const stru
                         break;
                 if (k->off == TF(format))
                         L->seen_format = true;
-                if (k->off == TF(throbber_count))
-                        *(unsigned *)p = (unsigned)d;
-                else
-                        *(int *)p = (int)d;
+                *(int *)p = (int)d;
+                return;
+        }
+        case V_UINT: {
+                double d;
+                if (!parse_double(v, &d) || d != floor(d) || d < 0 || d > 10000)
+                        break;
+                *(unsigned *)p = (unsigned)d;
                 return;
         }
         case V_DOUBLE:
@@ -552,6 +601,10 @@ static void set_defaults(struct dmo_theme *t)
         t->throbber_size = 24;
         t->throbber_speed = 1;
         t->throbber_color = white;
+        t->throbber.digits = 2;
+        t->anim_halign = 0.5;
+        t->anim_valign = 0.5;
+        t->anim.digits = 2;
         static const double valigns[DMO_TEXT_COUNT] = {0.50, 0.55, 0.70, 0.66, 0.74};
         static const double sizes[DMO_TEXT_COUNT] = {28, 16, 15, 14, 14};
         for (int i = 0; i < DMO_TEXT_COUNT; i++) {
@@ -592,28 +645,99 @@ static void set_defaults(struct dmo_theme *t)
                 t->mode[m].show_stats = m <= DMO_SCENE_RESUME;
                 t->mode[m].show_throbber = m <= DMO_SCENE_RESUME;
                 t->mode[m].show_logo = true;
+                t->mode[m].show_firmware_logo = true;
         }
+}
+
+/* Names the images of a numbered sequence; false when the keys do not describe one. */
+static bool load_frames(struct loader *L, const char *key, struct dmo_theme_frames *f)
+{
+        if (!f->pattern[0] || !safe_name(f->pattern) || f->count == 0 ||
+            f->count > DMO_THEME_MAX_THROBBER || f->digits > 8 || f->first > 99999999)
+                return false;
+        for (unsigned i = 0; i < f->count; i++) {
+                char name[160];
+                snprintf(name, sizeof(name), "%s%0*u.png", f->pattern, (int)f->digits,
+                         f->first + i);
+                load_image(L, key, &f->image[i], name);
+        }
+        return true;
+}
+
+static bool frames_complete(const struct dmo_theme_frames *f)
+{
+        for (unsigned i = 0; i < f->count; i++)
+                if (!f->image[i].x1)
+                        return false;
+        return f->count > 0;
 }
 
 static void load_throbber(struct loader *L)
 {
         struct dmo_theme *t = L->t;
+        if (t->anim_enabled && !load_frames(L, "progress-animation.frames", &t->anim)) {
+                warn(L, DMO_DIAG_WARNING, "progress-animation.frames",
+                     _("progress animation frames need \"frames = PREFIX\" and 1..%d \"count\"; "
+                       "not shown"),
+                     DMO_THEME_MAX_THROBBER);
+                t->anim_enabled = false;
+        }
         if (t->throbber_kind != DMO_THROBBER_FRAMES)
                 return;
-        if (!t->throbber_pattern[0] || !safe_name(t->throbber_pattern) || t->throbber_count == 0 ||
-            t->throbber_count > DMO_THEME_MAX_THROBBER) {
+        if (!load_frames(L, "throbber.frames", &t->throbber)) {
                 warn(L, DMO_DIAG_WARNING, "throbber.frames",
                      _("throbber frames need \"frames = PREFIX\" and 1..%d \"count\"; using a "
                        "drawn spinner"),
                      DMO_THEME_MAX_THROBBER);
                 t->throbber_kind = DMO_THROBBER_SPINNER;
+        }
+}
+
+static bool read_long(const char *dir, const char *name, long *out)
+{
+        char path[DMO_THEME_PATH + 32], buf[32];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        if (!f || !fgets(buf, sizeof(buf), f))
+                return false;
+        char *end;
+        errno = 0;
+        *out = strtol(buf, &end, 10);
+        return errno == 0 && end != buf && *out >= 0 && *out <= 65535;
+}
+
+/* The firmware's logo (ACPI BGRT) and where the firmware drew it. A logo the
+ * firmware rotates (ACPI 6.2 orientation bits) is left out, as Plymouth does
+ * when the panel's rotation is unknown; the fallback image is used then.
+ * Read in the first step of a deferred load too: it is small, it is on the
+ * screen when dormouse takes over from Plymouth, and the backdrop shows it. */
+static void load_firmware_logo(struct loader *L)
+{
+        struct dmo_theme *t = L->t;
+        long x, y, status = 0;
+        if (!t->fw_logo || t->fw_image || !t->bgrt_dir[0])
+                return;
+        if (!read_long(t->bgrt_dir, "xoffset", &x) || !read_long(t->bgrt_dir, "yoffset", &y))
+                return;
+        if (read_long(t->bgrt_dir, "status", &status) && (status & 6))
+                return;
+        char path[DMO_THEME_PATH + 16];
+        snprintf(path, sizeof(path), "%s/image", t->bgrt_dir);
+        cairo_surface_t *img = NULL;
+        int r = dmo_bmp_load_file(path, &img);
+        if (r < 0) {
+                warn(L, DMO_DIAG_WARNING, "background.firmware-logo",
+                     _("the firmware's logo %s cannot be used (%s)"), path, strerror(-r));
                 return;
         }
-        for (unsigned i = 0; i < t->throbber_count; i++) {
-                char name[160];
-                snprintf(name, sizeof(name), "%s%02u.png", t->throbber_pattern, i);
-                load_image(L, "throbber.frames", &t->throbber[i], name);
-        }
+        cairo_surface_flush(img);
+        t->fw_image = img;
+        t->fw_pixels = cairo_image_surface_get_data(img);
+        t->fw_w = cairo_image_surface_get_width(img);
+        t->fw_h = cairo_image_surface_get_height(img);
+        t->fw_stride = cairo_image_surface_get_stride(img);
+        t->fw_xoff = (int)x;
+        t->fw_yoff = (int)y;
 }
 
 /* What the decoded images decide: a background or throbber without usable
@@ -627,11 +751,11 @@ static void finish_images(struct loader *L)
                      _("background type is image but no usable image; using the colour"));
                 t->bg_kind = DMO_BG_GRADIENT;
         }
-        if (t->throbber_kind != DMO_THROBBER_FRAMES)
-                return;
-        for (unsigned i = 0; i < t->throbber_count; i++)
-                if (!t->throbber[i].x1)
-                        t->throbber_kind = DMO_THROBBER_SPINNER;
+        if (t->anim_enabled && !frames_complete(&t->anim))
+                t->anim_enabled = false;
+        if (t->throbber_kind == DMO_THROBBER_FRAMES && !frames_complete(&t->throbber))
+                t->throbber_kind = DMO_THROBBER_SPINNER;
+        load_firmware_logo(L);
 }
 
 static void resolve_fonts(struct loader *L)
@@ -668,6 +792,8 @@ static int load_common(char *text, const char *dir, const char *file,
         if (dir)
                 snprintf(t->dir, sizeof(t->dir), "%s", dir);
         snprintf(t->conf, sizeof(t->conf), "%s", file);
+        snprintf(t->bgrt_dir, sizeof(t->bgrt_dir), "%s",
+                 paths && paths->bgrt_dir ? paths->bgrt_dir : "/sys/firmware/acpi/bgrt");
         struct loader L = {.t = t,
                            .paths = paths,
                            .file = t->conf,
@@ -688,6 +814,8 @@ static int load_common(char *text, const char *dir, const char *file,
                 snprintf(t->name, sizeof(t->name), "%s", base ? base + 1 : dir ? dir : "unnamed");
         }
         load_throbber(&L);
+        /* Even in a deferred load: the backdrop, the first frame, shows it. */
+        load_firmware_logo(&L);
         if (!L.defer_images)
                 finish_images(&L);
         resolve_fonts(&L);
@@ -714,9 +842,17 @@ int dmo_theme_load_images(struct dmo_theme *t, struct dmo_diag *diag)
                 decode_pending(&L, &t->mode[k].logo);
         decode_pending(&L, &t->bar_fill_image);
         decode_pending(&L, &t->bar_track_image);
+        decode_pending(&L, &t->fw_fallback);
+        decode_pending(&L, &t->dialog_entry);
+        decode_pending(&L, &t->dialog_lock);
+        decode_pending(&L, &t->dialog_bullet);
+        decode_pending(&L, &t->dialog_box);
         if (t->throbber_kind == DMO_THROBBER_FRAMES)
-                for (unsigned i = 0; i < t->throbber_count; i++)
-                        decode_pending(&L, &t->throbber[i]);
+                for (unsigned i = 0; i < t->throbber.count; i++)
+                        decode_pending(&L, &t->throbber.image[i]);
+        if (t->anim_enabled)
+                for (unsigned i = 0; i < t->anim.count; i++)
+                        decode_pending(&L, &t->anim.image[i]);
         finish_images(&L);
         t->images_pending = false;
         return 0;
@@ -752,6 +888,14 @@ int dmo_theme_load_ex(const char *name_or_dir, const struct dmo_theme_paths *pat
         *out = NULL;
         if (!name_or_dir || !*name_or_dir)
                 return -EINVAL;
+        if (dmo_plymouth_is_ref(name_or_dir)) {
+                _cleanup_free_ char *conf = NULL;
+                int r = dmo_plymouth_load(name_or_dir, paths, &conf, dir, sizeof(dir), file,
+                                          sizeof(file), diag);
+                if (r < 0)
+                        return r;
+                return load_common(conf, dir, file, paths, flags, out, diag);
+        }
         if (strchr(name_or_dir, '/'))
                 snprintf(dir, sizeof(dir), "%s", name_or_dir);
         else
@@ -799,8 +943,16 @@ void dmo_theme_free(struct dmo_theme *t)
                 image_clear(&t->mode[k].logo);
         image_clear(&t->bar_fill_image);
         image_clear(&t->bar_track_image);
-        for (int i = 0; i < DMO_THEME_MAX_THROBBER; i++)
-                image_clear(&t->throbber[i]);
+        image_clear(&t->fw_fallback);
+        image_clear(&t->dialog_entry);
+        image_clear(&t->dialog_lock);
+        image_clear(&t->dialog_bullet);
+        image_clear(&t->dialog_box);
+        cairo_surface_destroy(t->fw_image);
+        for (int i = 0; i < DMO_THEME_MAX_THROBBER; i++) {
+                image_clear(&t->throbber.image[i]);
+                image_clear(&t->anim.image[i]);
+        }
         free(t);
 }
 

@@ -64,16 +64,23 @@ size_t dmo_diag_count(const struct dmo_diag *d, enum dmo_diag_severity min);
 /* "file:line: warning: [key] message" into buf (for CLI and test logs). */
 void dmo_diag_format(const struct dmo_diag_item *it, char *buf, size_t len);
 
-/* Where themes and fonts live. NULL members: DMO_DATADIR/themes, DMO_DATADIR/fonts. */
+/* Where themes and fonts live. NULL members: DMO_DATADIR/themes, DMO_DATADIR/fonts,
+ * "/" (the root Plymouth's themes and configuration are read under) and
+ * /sys/firmware/acpi/bgrt (the firmware's boot logo). */
 struct dmo_theme_paths {
         const char *themes_dir;
         const char *fonts_dir;
+        const char *plymouth_root;
+        const char *bgrt_dir;
 };
 
 struct dmo_theme;
 
 /* name_or_dir: a theme name (→ themes_dir/NAME/theme.conf) or, when it
- * contains a '/', a theme directory. diag may be NULL. */
+ * contains a '/', a theme directory; or a Plymouth theme ("plymouth" for the
+ * system's default, "plymouth:NAME", or a path to a .plymouth file), which
+ * splash/theme/plymouth.h translates (two-step themes only; other plugins
+ * fail with -ENOTSUP and an error that names the plugin). diag may be NULL. */
 int dmo_theme_load(const char *name_or_dir, const struct dmo_theme_paths *paths,
                    struct dmo_theme **out, struct dmo_diag *diag);
 /* DMO_THEME_DEFER_IMAGES: parse theme.conf and find the fonts, but decode no

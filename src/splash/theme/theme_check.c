@@ -169,10 +169,9 @@ int dmo_theme_check(const char *name_or_dir, const struct dmo_theme_paths *paths
         struct dmo_theme *t = NULL;
         if (dmo_theme_load(name_or_dir, paths, &t, diag) < 0)
                 return 2;
-        char file[DMO_THEME_PATH + 16];
-        snprintf(file, sizeof(file), "%s/theme.conf", t->dir);
+        /* theme.conf, or the .plymouth file a Plymouth theme was read from. */
         for (size_t i = 0; i < sizeof(check_sizes) / sizeof(check_sizes[0]); i++)
-                check_size(t, check_sizes[i][0], check_sizes[i][1], diag, file);
+                check_size(t, check_sizes[i][0], check_sizes[i][1], diag, t->conf);
         dmo_theme_free(t);
         if (dmo_diag_count(diag, DMO_DIAG_ERROR))
                 return 2;
