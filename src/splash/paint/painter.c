@@ -67,9 +67,9 @@ struct dmo_painter {
         struct dmo_shaper shaper;
         struct dmo_line line[L_COUNT];
 
-        cairo_surface_t *base;                       /* background when it is not a plain colour */
-        cairo_surface_t *base_plain;                 /* the same without the firmware logo (NULL: none) */
-        cairo_surface_t *logo;                       /* scaled to its drawn size */
+        cairo_surface_t *base;       /* background when it is not a plain colour */
+        cairo_surface_t *base_plain; /* the same without the firmware logo (NULL: none) */
+        cairo_surface_t *logo;       /* scaled to its drawn size */
         cairo_surface_t *mode_logo[DMO_SCENE_KINDS]; /* a mode's own, in the same box */
         cairo_surface_t *bar_fill, *bar_track;
         cairo_surface_t *throbber[DMO_THEME_MAX_THROBBER];

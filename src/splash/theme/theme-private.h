@@ -54,7 +54,7 @@ struct dmo_theme_text {
         enum dmo_align align; /* "start" follows the text direction */
         struct dmo_rgba color;
         struct dmo_rgba backing; /* a=0: none; else a rounded band under the text */
-        enum dmo_below below; /* TITLE: the pair is placed as one block by the title's valign */
+        enum dmo_below below;    /* TITLE: the pair is placed as one block by the title's valign */
 };
 
 /* A numbered image sequence: PREFIX + first..first+count-1 (zero-padded to

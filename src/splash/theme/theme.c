@@ -205,11 +205,16 @@ static const struct keydef keys_anim[] = {
 
 #define XF(f) offsetof(struct dmo_theme_text, f)
 static const struct keydef keys_text[] = {
-    {"show", V_BOOL, XF(show), 0, NULL},         {"halign", V_FRACTION, XF(halign), 0, NULL},
-    {"valign", V_FRACTION, XF(valign), 0, NULL}, {"width", V_DOUBLE, XF(width), 0, NULL},
-    {"size", V_DOUBLE, XF(size), 0, NULL},       {"bold", V_BOOL, XF(bold), 0, NULL},
-    {"align", V_ENUM, XF(align), 0, aligns},     {"color", V_COLOR, XF(color), 0, NULL},
-    {"backing", V_COLOR, XF(backing), 0, NULL},  {"below", V_ENUM, XF(below), 0, belows},
+    {"show", V_BOOL, XF(show), 0, NULL},
+    {"halign", V_FRACTION, XF(halign), 0, NULL},
+    {"valign", V_FRACTION, XF(valign), 0, NULL},
+    {"width", V_DOUBLE, XF(width), 0, NULL},
+    {"size", V_DOUBLE, XF(size), 0, NULL},
+    {"bold", V_BOOL, XF(bold), 0, NULL},
+    {"align", V_ENUM, XF(align), 0, aligns},
+    {"color", V_COLOR, XF(color), 0, NULL},
+    {"backing", V_COLOR, XF(backing), 0, NULL},
+    {"below", V_ENUM, XF(below), 0, belows},
     {NULL, 0, 0, 0, NULL},
 };
 
