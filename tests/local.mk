@@ -18,7 +18,7 @@ tests_fuzz_swap_header_test_LDADD = kernel/libdmo-kernel.a src/util/libdmo-util.
 check_PROGRAMS += tests/fuzz-codec-decode.test
 TESTS += tests/fuzz-codec-decode.test
 tests_fuzz_codec_decode_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-codec-decode.c
-tests_fuzz_codec_decode_test_LDADD = src/codec/libdmo-codec.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_fuzz_codec_decode_test_LDADD = src/codec/libdmo-codec.a src/crypto/libdmo-crypto.a src/util/libdmo-util.a $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-image-chunk.test
 TESTS += tests/fuzz-image-chunk.test

@@ -11,12 +11,12 @@ src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/co
 check_PROGRAMS += tests/cli-config.test
 TESTS += tests/cli-config.test
 tests_cli_config_test_SOURCES = tests/cli-config.c
-tests_cli_config_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/codec/libdmo-codec.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_cli_config_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/codec/libdmo-codec.a src/crypto/libdmo-crypto.a src/util/libdmo-util.a $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-config.test
 TESTS += tests/fuzz-config.test
 tests_fuzz_config_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-config.c
-tests_fuzz_config_test_LDADD = src/cli/libdmo-cli.a src/codec/libdmo-codec.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_fuzz_config_test_LDADD = src/cli/libdmo-cli.a src/codec/libdmo-codec.a src/crypto/libdmo-crypto.a src/util/libdmo-util.a $(DMO_LIBS)
 
 # The program end to end on the simulated kernel.
 check_PROGRAMS += tests/engine-roundtrip.test

@@ -152,6 +152,8 @@ struct dmo_image_reader {
         struct dmo_codec *codec;
         uint32_t capacity;
         uint32_t ps;
+        bool encrypted;
+        bool keyed; /* encrypted: the key is set and the header authenticated */
 
         struct dmo_extent *ext;
         uint64_t n_ext;
@@ -220,6 +222,7 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
         r->progress = progress;
         r->ps = h->page_size;
         r->n_ext = h->extent_count;
+        r->encrypted = (h->flags & DMO_IMAGE_F_ENCRYPTED) != 0;
 
         int err = -ENOMEM;
         uint8_t *page = aligned_alloc(r->ps, r->ps);
@@ -237,6 +240,7 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
             .page_size = r->ps,
             .chunk_pages = h->chunk_pages,
             .threads = threads,
+            .encrypted = r->encrypted,
         };
         err = dmo_codec_new(&cp, &r->codec);
         if (err < 0)
@@ -259,6 +263,23 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
 fail:
         dmo_image_reader_free(r);
         return err;
+}
+
+int dmo_image_reader_set_key(struct dmo_image_reader *r, struct dmo_crypto_key *key)
+{
+        if (!r->encrypted || r->keyed || !key)
+                return -EINVAL;
+        uint8_t sec[DMO_IMAGE_CRYPTO_LEN];
+        dmo_image_crypto_section(&r->info.header.crypto, sec);
+        dmo_crypto_key_bind(key, sec, sizeof(sec));
+        int err = dmo_image_header_mac_verify(key, &r->info.header, r->ext, r->n_ext);
+        if (err < 0)
+                return -EBADMSG;
+        err = dmo_codec_set_key(r->codec, key);
+        if (err < 0)
+                return err;
+        r->keyed = true;
+        return 0;
 }
 
 /* The read-ahead thread: every extent, in order, buf_cap at a time. */
@@ -387,7 +408,7 @@ static int parse_chunk(struct dmo_image_reader *r, struct dmo_chunk *c)
         int err = stream_read(r, hdr, sizeof(hdr));
         if (err < 0)
                 return err;
-        err = dmo_chunk_header_decode(hdr, r->ps, h->chunk_pages, h->compress, c);
+        err = dmo_chunk_header_decode(hdr, r->ps, h->chunk_pages, h->compress, r->encrypted, c);
         if (err < 0)
                 return err;
         const uint64_t left = h->image_pages - r->parsed_pages;
@@ -473,6 +494,8 @@ int dmo_image_reader_next_pages(struct dmo_image_reader *r, const void **pages, 
                 return r->error;
         if (r->done)
                 return 0;
+        if (r->encrypted && !r->keyed)
+                return -ENOKEY;
         int ret = next_pages(r, pages, n);
         if (ret < 0)
                 r->error = ret;

@@ -66,9 +66,20 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
                          unsigned threads, struct dmo_progress *progress,
                          struct dmo_image_reader **out);
 
+/* An encrypted image (header flag ENCRYPTED) needs its key before any
+ * page comes out; the read-ahead runs meanwhile, so the time a person takes
+ * to type a passphrase is spent reading. key (unwrapped from the image's
+ * envelope, owned by the caller, kept until the reader is freed) is bound
+ * to the image, then the header and the extent list are authenticated
+ * against the header's MAC: -EBADMSG if they were altered (by someone who
+ * could not know the key), -EINVAL for a plain image or a second key. */
+int dmo_image_reader_set_key(struct dmo_image_reader *r, struct dmo_crypto_key *key);
+
 /* 1: *pages points at the next *n (>= 1) consecutive pages, the rest of
  * the current chunk (valid until the next call); 0: the end, every page
- * delivered and the stream consistent; -EBADMSG: corrupt data; -EIO and
+ * delivered and the stream consistent; -EBADMSG: corrupt data (encrypted:
+ * also any chunk that fails authentication, out of place, from another
+ * image, or missing); -ENOKEY: encrypted and no key was set; -EIO and
  * friends: the device failed. */
 int dmo_image_reader_next_pages(struct dmo_image_reader *r, const void **pages, size_t *n);
 
