@@ -49,8 +49,9 @@ void dmo_cli_splash_init(struct dmo_cli_splash *cs, const struct dmo_cli_common 
             .theme = c->theme,
             .paths = &cs->paths,
             /* Esc and Backspace cancel a hibernation; a resume has nothing
-             * left to cancel. */
-            .key_tty_fd = mode == DMO_MODE_HIBERNATE ? STDIN_FILENO : -1,
+             * left to cancel, but an encrypted image's passphrase is typed
+             * into the splash's dialog. */
+            .key_tty_fd = STDIN_FILENO,
             .tty0 = "/dev/tty0",
             .tty_prefix = "/dev/tty",
             /* The simulated kernel leaves the machine's VTs where they are. */

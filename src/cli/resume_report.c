@@ -119,6 +119,21 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
         case DMO_RESUME_LIVE_SYSTEM:
                 describe_live_system(res, dev, msg, len);
                 return -EINVAL;
+        case DMO_RESUME_LOCKED:
+                if (res->error == -ENOKEY)
+                        snprintf(msg, len,
+                                 _("%s: the image is encrypted and no key was available; it is "
+                                   "left on disk untouched. Resume again with its passphrase "
+                                   "(--key-file FILE, or on a terminal), or discard it with "
+                                   "--noresume"),
+                                 dev);
+                else
+                        snprintf(msg, len,
+                                 _("%s: the passphrase or key was not accepted; the encrypted "
+                                   "image is left on disk untouched. Resume again with the right "
+                                   "one, or discard it with --noresume"),
+                                 dev);
+                return res->error;
         case DMO_RESUME_KEPT:
                 snprintf(msg, len,
                          _("%s: the image could not be removed from the swap area (%s); it is "

@@ -254,6 +254,8 @@ static int start_writer(struct hibernation *h)
             .threads = cfg->threads,
             .chunk_pages = cfg->chunk_pages,
             .page_size = h->id.page_size,
+            .key = cfg->key,
+            .envelope = cfg->envelope,
         };
         int r = max_image_pages(h->snap, h->id.page_size, &wp.expected_pages);
         if (r < 0)
@@ -550,6 +552,7 @@ struct resumption {
         struct dmo_resume_result *res;
         struct dmo_blockdev *dev;
         struct dmo_image_reader *reader;
+        struct dmo_crypto_key *key; /* encrypted: the unlock hook's, not ours */
         struct dmo_image_info info;
         struct dmo_kernel_identity id;
         struct dmo_critical critical; /* signature off, restore not done yet */
@@ -570,6 +573,8 @@ static bool same_kernel(const struct dmo_kernel_identity *a, const struct dmo_ke
         return strcmp(a->sysname, b->sysname) == 0 && strcmp(a->release, b->release) == 0 &&
                strcmp(a->version, b->version) == 0 && strcmp(a->machine, b->machine) == 0;
 }
+
+static int unlock(struct resumption *rs);
 
 static int check_image(struct resumption *rs)
 {
@@ -619,8 +624,31 @@ static int check_image(struct resumption *rs)
         r = dmo_image_reader_new(&rs->info, rs->dev, cfg->threads, cfg->progress, &rs->reader);
         if (r < 0)
                 return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_READ_IMAGE, r);
+        if (rs->info.header.flags & DMO_IMAGE_F_ENCRYPTED) {
+                r = unlock(rs);
+                if (r < 0)
+                        return r;
+        }
         if (cfg->lock_memory && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
                 return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_READ_IMAGE, -errno);
+        return 0;
+}
+
+/* The key of an encrypted image, while the reader reads ahead; then the
+ * header and the extent list are authenticated with it. */
+static int unlock(struct resumption *rs)
+{
+        const struct dmo_resume_config *cfg = rs->cfg;
+        int r = cfg->unlock ? cfg->unlock(cfg->unlock_ctx, &rs->info, &rs->key) : -ENOKEY;
+        if (r == -ECANCELED)
+                return refuse(rs, DMO_RESUME_DISCARDED, DMO_STEP_NONE, r);
+        if (r == -EKEYREJECTED || r == -ENOKEY)
+                return refuse(rs, DMO_RESUME_LOCKED, DMO_STEP_UNLOCK, r);
+        if (r < 0)
+                return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_UNLOCK, r);
+        r = dmo_image_reader_set_key(rs->reader, rs->key);
+        if (r < 0) /* the right key, and a header someone altered */
+                return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, r);
         return 0;
 }
 

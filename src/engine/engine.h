@@ -25,6 +25,8 @@
  * - From the signature write to the shutdown, and on resume from finding
  *   an image to the jump (or to leaving the swap area as it must be),
  *   signals that would end the process are ignored (engine/critical.h).
+ * - An encrypted image is authenticated whole (header, extent list, every
+ *   chunk) before the restore; a wrong key leaves it on disk untouched.
  * - Resume removes the signature before the atomic restore and restores the
  *   swap signature whenever it refuses an image; when it cannot (a read-only
  *   device), it says so (DMO_RESUME_KEPT) instead of claiming a plain swap
@@ -61,6 +63,7 @@ enum dmo_step {
         DMO_STEP_WRITE_KERNEL,
         DMO_STEP_RESTORE,
         DMO_STEP_BOOT_STAGE, /* resume: deciding whether this is an early boot */
+        DMO_STEP_UNLOCK,     /* resume: getting the key of an encrypted image */
 };
 
 /* SNAPSHOT_FREEZE exempts only the calling thread from the freezer, and
@@ -104,8 +107,17 @@ struct dmo_engine_hooks {
         enum dmo_shutdown (*choose_shutdown)(void *ctx, enum dmo_shutdown planned);
 };
 
+struct dmo_crypto_key;
+struct dmo_crypto_envelope;
+
 struct dmo_hibernate_config {
         struct dmo_swap_target target;
+        /* Encryption: both or neither, prepared by the caller before the
+         * hibernation starts (a passphrase was asked for and Argon2id ran,
+         * or the key was sealed to a public key): nothing secret is made
+         * after the snapshot. The caller owns them. */
+        struct dmo_crypto_key *key;
+        const struct dmo_crypto_envelope *envelope;
         enum dmo_compress compress;
         int compress_level;
         unsigned threads;     /* 0: one per CPU */
@@ -168,8 +180,22 @@ struct dmo_hibernate_result {
 int dmo_engine_hibernate(struct dmo_snapshot *snap, const struct dmo_hibernate_config *cfg,
                          struct dmo_hibernate_result *res);
 
+/* Resume of an encrypted image: the caller turns the image's envelope
+ * into its key (asks for a passphrase, reads a key file, opens a secret
+ * key). Called once, after the image was checked and its read-ahead began
+ * (the time a person types is spent reading), with nothing yet written
+ * anywhere. Returns 0 and *key (owned by the caller, kept until the engine
+ * returns); -EKEYREJECTED or -ENOKEY when no right key came (the image is
+ * left on disk untouched: DMO_RESUME_LOCKED); -ECANCELED when the person
+ * chose, and confirmed, to boot without it (DMO_RESUME_DISCARDED). */
+struct dmo_image_info;
+typedef int (*dmo_unlock_fn)(void *ctx, const struct dmo_image_info *info,
+                             struct dmo_crypto_key **key);
+
 struct dmo_resume_config {
         struct dmo_swap_target target;
+        dmo_unlock_fn unlock; /* NULL: an encrypted image stays locked */
+        void *unlock_ctx;
         unsigned threads;
         bool noresume; /* discard the image instead of restoring it */
         bool lock_memory;
@@ -195,6 +221,10 @@ enum dmo_resume_outcome {
         /* Not an early boot (the swap area is active, or the root file
          * system is mounted read-write): nothing was touched. */
         DMO_RESUME_LIVE_SYSTEM,
+        /* Encrypted, and no right key was given (a wrong passphrase or key
+         * file, none at all): nothing was touched, the image is still on
+         * disk for another try. error: -EKEYREJECTED or -ENOKEY. */
+        DMO_RESUME_LOCKED,
 };
 
 struct dmo_resume_result {

@@ -406,6 +406,22 @@ bool dmo_splash_session_reboot_after(struct dmo_splash_session *s)
         return s && s->renderer && dmo_renderer_reboot_after(s->renderer);
 }
 
+int dmo_splash_session_ask_password(struct dmo_splash_session *s, const char *prompt, char *buf,
+                                    size_t len)
+{
+        if (!s || !s->renderer || s->key_fd < 0)
+                return -ENOTTY;
+        return dmo_renderer_ask_password(s->renderer, prompt, buf, len, -1);
+}
+
+int dmo_splash_session_ask_yes_no(struct dmo_splash_session *s, const char *prompt,
+                                  bool default_yes)
+{
+        if (!s || !s->renderer || s->key_fd < 0)
+                return -ENOTTY;
+        return dmo_renderer_ask_yes_no(s->renderer, prompt, default_yes, -1);
+}
+
 void dmo_splash_session_fail(struct dmo_splash_session *s, const char *failure)
 {
         if (!s || !s->renderer || !failure)

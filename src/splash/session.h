@@ -22,6 +22,7 @@
 #define DMO_SPLASH_SESSION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "progress/progress.h"
 #include "splash/theme/theme.h"
@@ -97,6 +98,15 @@ bool dmo_splash_spec_writes_files(const char *spec);
 
 /* The `r` key toggled "reboot instead of power off". */
 bool dmo_splash_session_reboot_after(struct dmo_splash_session *s);
+
+/* The password and yes/no dialogs of the running splash (renderer.h), with
+ * no timeout: keys go to the dialog. -ENOTTY when there is no splash, no
+ * renderer, or no keys to read (the caller asks on a terminal instead);
+ * otherwise as dmo_renderer_ask_password()/_ask_yes_no(). */
+int dmo_splash_session_ask_password(struct dmo_splash_session *s, const char *prompt, char *buf,
+                                    size_t len);
+int dmo_splash_session_ask_yes_no(struct dmo_splash_session *s, const char *prompt,
+                                  bool default_yes);
 
 /* Shows the error scene of the session's mode with a translated sentence
  * and, on a screen, holds it long enough to read (a few seconds). */
