@@ -167,7 +167,7 @@ static void key_aliases_and_ignored_keys(void)
         CHECK_INT(notes.note[0].kind, ==, DMO_NOTE_IGNORED_KEY);
         CHECK_INT(notes.note[1].kind, ==, DMO_NOTE_IGNORED_KEY);
         CHECK_INT(dmo_config_apply(&cfg, "shutdown-method", "poweroff"), ==, 0);
-        CHECK_INT(dmo_config_apply(&cfg, "rsa key file", "/x"), ==, -EOPNOTSUPP);
+        CHECK_INT(dmo_config_apply(&cfg, "rsa-key-file", "/x"), ==, -EOPNOTSUPP);
         CHECK_INT(dmo_config_apply(&cfg, "resume devcie", "/dev/x"), ==, -ENOENT);
         CHECK_INT(dmo_config_apply(&cfg, "threads", "many"), ==, -EINVAL);
 }
@@ -180,14 +180,8 @@ static void encryption_keys_are_understood(void)
         CHECK_INT(cfg.encrypt, ==, DMO_ENCRYPT_NONE);
         CHECK(cfg.kdf.opslimit == DMO_KDF_OPSLIMIT_DEFAULT);
         parse(&cfg, &notes,
-              "encrypt = pubkey
-public key = /etc/k.pub
-secret key = /etc/k.sec
-"
-              "key file = /run/pass
-kdf ops = 4
-kdf memory = 128M
-");
+              "encrypt = pubkey\npublic key = /etc/k.pub\nsecret key = /etc/k.sec\n"
+              "key file = /run/pass\nkdf ops = 4\nkdf memory = 128M\n");
         CHECK_INT(notes.count, ==, 0);
         CHECK_INT(cfg.encrypt, ==, DMO_ENCRYPT_PUBKEY);
         CHECK(strcmp(cfg.public_key, "/etc/k.pub") == 0);
@@ -200,8 +194,8 @@ kdf memory = 128M
         CHECK_INT(cfg.encrypt, ==, DMO_ENCRYPT_PASSPHRASE);
         CHECK_INT(dmo_config_apply(&cfg, "encrypt", "blowfish"), ==, -EINVAL);
         /* Costs outside libsodium's limits keep the old ones. */
-        CHECK_INT(dmo_config_apply(&cfg, "kdf ops", "0"), ==, -EINVAL);
-        CHECK_INT(dmo_config_apply(&cfg, "kdf memory", "1K"), ==, -EINVAL);
+        CHECK_INT(dmo_config_apply(&cfg, "kdf-ops", "0"), ==, -EINVAL);
+        CHECK_INT(dmo_config_apply(&cfg, "kdf-memory", "1K"), ==, -EINVAL);
         CHECK(cfg.kdf.opslimit == 4);
         CHECK(cfg.kdf.memlimit == 128ull << 20);
 }

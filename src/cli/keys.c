@@ -102,7 +102,11 @@ int dmo_cli_key_file_read(const char *path, char **pass, size_t *len)
 /* A terminal with echo off: the text fallback of the password dialog. */
 static int tty_ask(const char *prompt, char *buf, size_t cap, bool echo)
 {
-        int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+        /* The terminal on stdin, as the initramfs and a person at a shell
+         * give it; under a service stdin is no terminal and nobody is
+         * asked (the key file is the way then). */
+        const char *tty = isatty(STDIN_FILENO) ? ttyname(STDIN_FILENO) : NULL;
+        int fd = tty ? open(tty, O_RDWR | O_CLOEXEC | O_NOCTTY) : -1;
         if (fd < 0)
                 return -ENOTTY;
         struct termios old, quiet;

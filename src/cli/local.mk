@@ -43,3 +43,10 @@ TESTS += tests/cli-options.test
 tests_cli_options_test_SOURCES = tests/cli-options.c
 tests_cli_options_test_LDADD = tests/libdmotest.a
 tests/cli-options.log: dormouse$(EXEEXT)
+
+# Encrypted round trips through the program, and no plain memory on disk.
+check_PROGRAMS += tests/engine-encryption.test
+TESTS += tests/engine-encryption.test
+tests_engine_encryption_test_SOURCES = tests/engine-encryption.c
+tests_engine_encryption_test_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
+tests/engine-encryption.log: dormouse$(EXEEXT)

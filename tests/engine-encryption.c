@@ -1,0 +1,244 @@
+/* Encrypted hibernation through the dormouse program on the simulated
+ * kernel: both modes round trip (a wrong key file first, which leaves the
+ * image on disk untouched, then the right one, every page verified by the
+ * simulated kernel); the swap area holds no plain memory with encryption
+ * on, and does with it off; key files others may read are refused. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernel/sim_pages.h"
+#include "tests/testlib.h"
+
+#define run(...)      dmo_test_run_program(__VA_ARGS__)
+#define output()      dmo_test_program_output()
+#define show_output() dmo_test_show_program_output()
+
+#define PS 4096u
+
+static const char *tmp(const char *name)
+{
+        static char path[8][512];
+        static int next;
+        char *p = path[next++ % 8];
+        snprintf(p, 512, "%s/%s", dmo_test_tmpdir(), name);
+        return p;
+}
+
+static const char *make_swap(const char *name, const char *size)
+{
+        const char *p = tmp(name);
+        if (dmo_test_sh("rm -f '%s' && truncate -s %s '%s' && mkswap -q '%s' >/dev/null 2>&1 && "
+                        "chmod 600 '%s'",
+                        p, size, p, p, p) != 0)
+                return NULL;
+        return p;
+}
+
+static const char *key_file(const char *name, const char *pass, mode_t mode)
+{
+        const char *p = tmp(name);
+        if (dmo_test_sh("printf '%%s\\n' '%s' > '%s' && chmod %o '%s'", pass, p, (unsigned)mode,
+                        p) != 0)
+                return NULL;
+        return p;
+}
+
+/* The image is there and sound, as `dormouse info` sees it without a key. */
+static void check_intact(const char *swap, const char *mode)
+{
+        int rc = run("info '%s'", swap);
+        if (rc != 0)
+                show_output();
+        CHECK_INT(rc, ==, 0);
+        CHECK_STR_CONTAINS(output(), "dormouse hibernation image");
+        CHECK_STR_CONTAINS(output(), mode);
+        rc = run("info --json '%s'", swap);
+        CHECK_INT(rc, ==, 0);
+        CHECK_STR_CONTAINS(output(), "\"encrypted\":true");
+}
+
+static void passphrase_mode_round_trip_wrong_key_first(void)
+{
+        const char *swap = make_swap("pass.swap", "32M");
+        const char *good = key_file("good", "correct horse battery", 0600);
+        const char *bad = key_file("bad", "correct horse batterie", 0600);
+        REQUIRE(swap && good && bad);
+        int rc = run("hibernate --kernel sim --sim-size 8M --sim-seed 3 --resume-device '%s' "
+                     "--splash none --encrypt passphrase --key-file '%s'",
+                     swap, good);
+        if (rc != 0)
+                show_output();
+        REQUIRE(rc == 0);
+        check_intact(swap, "passphrase");
+
+        rc = run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash none "
+                 "--key-file '%s'",
+                 swap, bad);
+        CHECK_INT(rc, ==, 8);
+        CHECK_STR_CONTAINS(output(), "not accepted");
+        check_intact(swap, "passphrase");
+
+        /* No key at all (no terminal, no key file): still locked, intact. */
+        rc = run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash none", swap);
+        CHECK_INT(rc, ==, 8);
+        check_intact(swap, "passphrase");
+
+        rc = run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash none "
+                 "--key-file '%s'",
+                 swap, good);
+        if (rc != 0)
+                show_output();
+        CHECK_INT(rc, ==, 0);
+        CHECK_STR_CONTAINS(output(), "bit-exact");
+        CHECK_INT(run("info '%s'", swap), ==, 1); /* gone */
+}
+
+static void pubkey_mode_round_trip_wrong_key_first(void)
+{
+        const char *swap = make_swap("pk.swap", "32M");
+        const char *good = key_file("skgood", "secret key words", 0600);
+        const char *bad = key_file("skbad", "secret key word", 0600);
+        const char *pub = tmp("k.pub"), *sec = tmp("k.sec");
+        REQUIRE(swap && good && bad);
+        int rc = run("keygen --public-key '%s' --secret-key '%s' --key-file '%s'", pub, sec, good);
+        if (rc != 0)
+                show_output();
+        REQUIRE(rc == 0);
+        struct stat st;
+        REQUIRE(stat(sec, &st) == 0);
+        CHECK_INT(st.st_mode & 0777, ==, 0600);
+        /* Never over an existing key. */
+        CHECK(run("keygen --public-key '%s' --secret-key '%s' --key-file '%s'", pub, sec, good) !=
+              0);
+        CHECK_STR_CONTAINS(output(), "exists");
+
+        /* No passphrase at hibernation: nothing to type, no key file. */
+        rc = run("hibernate --kernel sim --sim-size 8M --sim-seed 4 --resume-device '%s' "
+                 "--splash none --encrypt pubkey --public-key '%s'",
+                 swap, pub);
+        if (rc != 0)
+                show_output();
+        REQUIRE(rc == 0);
+        check_intact(swap, "public key");
+
+        rc = run("resume --kernel sim --sim-seed 4 --resume-device '%s' --splash none "
+                 "--secret-key '%s' --key-file '%s'",
+                 swap, sec, bad);
+        CHECK_INT(rc, ==, 8);
+        check_intact(swap, "public key");
+
+        rc = run("resume --kernel sim --sim-seed 4 --resume-device '%s' --splash none "
+                 "--secret-key '%s' --key-file '%s'",
+                 swap, sec, good);
+        if (rc != 0)
+                show_output();
+        CHECK_INT(rc, ==, 0);
+        CHECK_STR_CONTAINS(output(), "bit-exact");
+}
+
+static void key_file_readable_by_others_is_refused(void)
+{
+        const char *swap = make_swap("perm.swap", "16M");
+        const char *open_file = key_file("open", "anyone can read me", 0644);
+        REQUIRE(swap && open_file);
+        int rc = run("hibernate --kernel sim --sim-size 2M --resume-device '%s' --splash none "
+                     "--encrypt passphrase --key-file '%s'",
+                     swap, open_file);
+        CHECK(rc != 0);
+        CHECK_STR_CONTAINS(output(), "chmod 600");
+        /* Nothing was hibernated. */
+        CHECK_INT(run("info '%s'", swap), ==, 1);
+}
+
+/* Reads the whole swap file. */
+static uint8_t *slurp(const char *path, size_t *len)
+{
+        int fd = open(path, O_RDONLY);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return NULL;
+        uint8_t *buf = malloc((size_t)st.st_size);
+        size_t got = 0;
+        while (buf && got < (size_t)st.st_size) {
+                ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+                if (n <= 0)
+                        break;
+                got += (size_t)n;
+        }
+        close(fd);
+        *len = got;
+        return buf;
+}
+
+/* How many of the simulated memory's text pages (a 128-byte window from
+ * the middle of each of the first 40) appear in the swap area's bytes. */
+static int text_pages_found(const char *swap, uint64_t seed, int *sampled)
+{
+        size_t len;
+        uint8_t *area = slurp(swap, &len);
+        uint8_t page[PS];
+        int found = 0;
+        *sampled = 0;
+        if (!area)
+                return -1;
+        for (uint64_t i = 1; i < 2048 && *sampled < 40; i++) {
+                if (dmo_sim_page_kind(seed, i) != DMO_SIM_PAGE_TEXT)
+                        continue;
+                dmo_sim_page_fill(seed, i, page, PS);
+                (*sampled)++;
+                if (memmem(area, len, page + PS / 2, 128))
+                        found++;
+        }
+        free(area);
+        return found;
+}
+
+static void swap_area_holds_no_plain_text_with_encryption_on(void)
+{
+        const char *swap = make_swap("plain.swap", "32M");
+        const char *good = key_file("plainkey", "hunter2 hunter2", 0600);
+        REQUIRE(swap && good);
+        int sampled = 0;
+
+        /* Off: the memory is there to read (that is what the docs warn of). */
+        REQUIRE(run("hibernate --kernel sim --sim-size 8M --sim-seed 6 --compress none "
+                    "--resume-device '%s' --splash none",
+                    swap) == 0);
+        int found = text_pages_found(swap, 6, &sampled);
+        printf("# encryption off: %d of %d text pages found in the swap area\n", found, sampled);
+        CHECK_INT(sampled, ==, 40);
+        CHECK_INT(found, >=, 36);
+        REQUIRE(run("resume --kernel sim --sim-seed 6 --resume-device '%s' --splash none", swap) ==
+                0);
+
+        /* On, stored raw and compressed: none of it. */
+        static const char *const algos[] = {"none", "lz4"};
+        for (int a = 0; a < 2; a++) {
+                REQUIRE(dmo_test_sh("dd if=/dev/zero of='%s' bs=1M count=32 status=none "
+                                    "conv=notrunc && mkswap -q '%s' >/dev/null 2>&1",
+                                    swap, swap) == 0);
+                int rc = run("hibernate --kernel sim --sim-size 8M --sim-seed 6 --compress %s "
+                             "--resume-device '%s' --splash none --encrypt passphrase "
+                             "--key-file '%s'",
+                             algos[a], swap, good);
+                if (rc != 0)
+                        show_output();
+                REQUIRE(rc == 0);
+                found = text_pages_found(swap, 6, &sampled);
+                printf("# encryption on (%s): %d of %d text pages found\n", algos[a], found,
+                       sampled);
+                CHECK_INT(sampled, ==, 40);
+                CHECK_INT(found, ==, 0);
+                CHECK_INT(run("resume --kernel sim --sim-seed 6 --resume-device '%s' --splash none "
+                              "--key-file '%s'",
+                              swap, good),
+                          ==, 0);
+        }
+}
+
+DMO_TEST_MAIN(T(passphrase_mode_round_trip_wrong_key_first),
+              T(pubkey_mode_round_trip_wrong_key_first), T(key_file_readable_by_others_is_refused),
+              T(swap_area_holds_no_plain_text_with_encryption_on))
