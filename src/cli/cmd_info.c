@@ -41,8 +41,8 @@ static void print_encryption(const struct dmo_image_header *h)
                 printf("%s", _("  encryption:   none (the memory is readable on the swap area)\n"));
         else if (e->mode == DMO_ENCRYPT_PASSPHRASE)
                 printf(_("  encryption:   passphrase (XChaCha20-Poly1305; Argon2id, %llu passes, "
-                         "%llu MiB)\n"),
-                       (unsigned long long)e->opslimit, (unsigned long long)(e->memlimit >> 20));
+                         "%llu KiB)\n"),
+                       (unsigned long long)e->opslimit, (unsigned long long)(e->memlimit >> 10));
         else
                 printf("%s",
                        _("  encryption:   public key (XChaCha20-Poly1305; image key sealed to "
