@@ -46,6 +46,11 @@ dormouse_resume() {
             [ "$plymouth" = yes ] && plymouth quit 2>/dev/null
             emergency_shell -n dormouse "dormouse: the hibernation image is still on the resume device and could not be removed (see above). The boot stops here so that no file system changes under it. Make the device writable and run 'dormouse resume', or 'dormouse resume --noresume' to discard the image, then exit this shell."
             ;;
+        8)
+            # An encrypted image was not unlocked: untouched on the device.
+            [ "$plymouth" = yes ] && plymouth quit 2>/dev/null
+            emergency_shell -n dormouse "dormouse: the hibernation image is encrypted and was not unlocked (see above); it is still on the resume device, untouched. The boot stops here so that no file system changes under it. Run 'dormouse resume' to type its passphrase again, or 'dormouse resume --noresume' to discard the image, then exit this shell."
+            ;;
         *)
             warn "dormouse resume failed with status $rc; booting normally"
             [ "$plymouth" = yes ] && plymouth quit 2>/dev/null
