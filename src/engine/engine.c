@@ -557,7 +557,19 @@ struct resumption {
         struct dmo_kernel_identity id;
         struct dmo_critical critical; /* signature off, restore not done yet */
         bool frozen;
+        bool early_boot; /* check_boot_stage said so: the swap area is ours */
 };
+
+/* The image's slots, once its signature is off; never on a running
+ * system, whose swap may use them. */
+static void discard_slots(struct resumption *rs)
+{
+        if (!rs->early_boot || !rs->info.map_ok || rs->res->slots_discarded)
+                return;
+        int r = dmo_image_discard(rs->dev, &rs->info);
+        rs->res->slots_discarded = r == 0;
+        rs->res->discard_error = r;
+}
 
 static int refuse(struct resumption *rs, enum dmo_resume_outcome outcome, enum dmo_step step,
                   int err)
@@ -597,13 +609,18 @@ static int check_image(struct resumption *rs)
                 return refuse(rs, DMO_RESUME_FOREIGN, DMO_STEP_SWAP_HEADER, r);
         if (r == -ENODEV)
                 return refuse(rs, DMO_RESUME_NOT_SWAP, DMO_STEP_SWAP_HEADER, r);
-        if (cfg->noresume)
+        if (cfg->noresume) {
+                /* Discarded either way; its slots only in an early boot. */
+                rs->early_boot = r == 0 && snap->ops->check_boot_stage(snap, &cfg->target,
+                                                                       &rs->res->live_reason) >= 0;
                 return refuse(rs, DMO_RESUME_DISCARDED, DMO_STEP_NONE, -ECANCELED);
+        }
         /* An image is there. Restoring it, or even taking it off, is only
          * for an early boot: never on a system that runs. */
         int live = snap->ops->check_boot_stage(snap, &cfg->target, &rs->res->live_reason);
         if (live < 0)
                 return refuse(rs, DMO_RESUME_LIVE_SYSTEM, DMO_STEP_BOOT_STAGE, live);
+        rs->early_boot = true;
         /* From here the resume either restores the image or leaves the swap
          * area as it must (plain, or the image kept and the boot stopped):
          * a signal ending it half way would let the boot go on with a valid
@@ -719,6 +736,8 @@ static int restore(struct resumption *rs)
                 return refuse(rs, DMO_RESUME_KEPT, DMO_STEP_SIGNATURE, r);
         rs->res->signature_cleared = true;
         dmo_snapshot_checkpoint(snap, DMO_CP_SIGNATURE_REMOVED);
+        /* Every page is in the kernel: the slots on disk are done with. */
+        discard_slots(rs);
 
         dmo_progress_set_phase(rs->cfg->progress, DMO_PHASE_RESTORE);
         if (rs->cfg->hooks.before_restore)
@@ -791,6 +810,8 @@ int dmo_engine_resume(struct dmo_snapshot *snap, const struct dmo_resume_config 
             !res->signature_cleared) {
                 int c = remove_signature(rs.dev, cfg->target.header_page, rs.id.page_size);
                 res->signature_cleared = c == 0;
+                if (c == 0)
+                        discard_slots(&rs);
                 bool damaged =
                     res->outcome == DMO_RESUME_REFUSED && res->step != DMO_STEP_KERNEL_MISMATCH;
                 if (c < 0 && !damaged) {

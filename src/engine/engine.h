@@ -27,6 +27,9 @@
  *   signals that would end the process are ignored (engine/critical.h).
  * - An encrypted image is authenticated whole (header, extent list, every
  *   chunk) before the restore; a wrong key leaves it on disk untouched.
+ * - Once an image's signature is off in an early boot (restored, refused,
+ *   discarded), its slots are discarded too: nothing of it is left for the
+ *   device to keep, where the device honours it.
  * - Resume removes the signature before the atomic restore and restores the
  *   swap signature whenever it refuses an image; when it cannot (a read-only
  *   device), it says so (DMO_RESUME_KEPT) instead of claiming a plain swap
@@ -232,6 +235,11 @@ struct dmo_resume_result {
         int error;
         enum dmo_step step;
         bool signature_cleared;
+        /* The image's slots were discarded after its signature came off
+         * (BLKDISCARD, or zeroed ranges in a file): only in an early boot,
+         * for an image whose map was sound. discard_error: why not, else 0. */
+        bool slots_discarded;
+        int discard_error;
         enum dmo_live_reason live_reason; /* on LIVE_SYSTEM */
         /* on KERNEL_MISMATCH: what the image was made by */
         char image_release[65];

@@ -145,6 +145,41 @@ int dmo_image_probe(struct dmo_blockdev *dev, uint64_t header_page, uint32_t pag
         return 0;
 }
 
+int dmo_image_discard(struct dmo_blockdev *dev, const struct dmo_image_info *info)
+{
+        if (!dev || !info || !info->has_sig || !info->has_header || !info->map_ok)
+                return -EINVAL;
+        const struct dmo_image_header *h = &info->header;
+        const uint64_t ps = h->page_size;
+        const uint64_t n = dmo_map_scratch_len(h);
+        if (h->extent_count > info->device_size / ps)
+                return -EBADMSG;
+        _cleanup_free_ struct dmo_extent *ext = calloc(h->extent_count, sizeof(*ext));
+        _cleanup_free_ struct dmo_extent *all = calloc(n, sizeof(*all));
+        _cleanup_free_ uint8_t *page = aligned_alloc(ps, ps);
+        if (!ext || !all || !page)
+                return -ENOMEM;
+        const struct dmo_map_bounds b = {
+            .device_size = info->device_size,
+            .swap_header_offset = info->swap_header_offset,
+            .header_offset = info->sig.header_offset,
+        };
+        /* The loader leaves every slot the image claims in scratch, sorted:
+         * map pages, extents and both header pages. */
+        int r = dmo_extent_map_load(h, &b, dev_read, dev, page, ext, all);
+        if (r < 0)
+                return r;
+        int first = 0;
+        for (uint64_t i = 0; i < n; i++) {
+                if (all[i].offset == info->swap_header_offset)
+                        continue;
+                r = dmo_blockdev_discard(dev, all[i].offset, all[i].pages * ps);
+                if (r < 0 && !first)
+                        first = r;
+        }
+        return first;
+}
+
 struct dmo_image_reader {
         struct dmo_image_info info;
         struct dmo_blockdev *dev;

@@ -57,6 +57,15 @@ struct dmo_image_info {
 int dmo_image_probe(struct dmo_blockdev *dev, uint64_t header_page, uint32_t page_size,
                     struct dmo_image_info *info);
 
+/* After the image is finished with (restored, refused, discarded) and its
+ * signature is off: tells the device that the image's slots (stream
+ * extents, map pages, header page; never the swap header page) hold
+ * nothing any more (dmo_blockdev_discard). Only for an image whose extent
+ * map was verified (info->map_ok): a damaged map says nothing reliable
+ * about where the image lies. Returns the first error; tries every slot.
+ * The caller must be sure the swap area is not in use (an early boot). */
+int dmo_image_discard(struct dmo_blockdev *dev, const struct dmo_image_info *info);
+
 struct dmo_image_reader;
 
 /* info must come from a successful dmo_image_probe() on the same device;
