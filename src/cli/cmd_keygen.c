@@ -138,7 +138,7 @@ static int run(struct keygen_cmd *g)
         size_t len = 0;
         int r = dmo_crypto_init();
         if (r == 0)
-                r = dmo_cli_new_passphrase(&g->k, NULL, _("Passphrase for the secret key"), &pass,
+                r = dmo_cli_new_passphrase(&g->k, NULL, _("Passphrase for the secret key:"), &pass,
                                            &len);
         if (r == 0)
                 r = dmo_crypto_keypair_new(&kp);

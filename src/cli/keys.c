@@ -153,7 +153,7 @@ int dmo_cli_ask_passphrase(struct dmo_splash_session *s, const char *prompt, cha
         if (r != -ENOTTY)
                 return r;
         char line[256];
-        snprintf(line, sizeof(line), "%s: ", prompt);
+        snprintf(line, sizeof(line), "%s ", prompt);
         return tty_ask(line, buf, cap, false);
 }
 
@@ -187,7 +187,7 @@ int dmo_cli_new_passphrase(const struct dmo_cli_keyopts *o, struct dmo_splash_se
         for (int tries = 0; r == 0 && tries < 3; tries++) {
                 r = dmo_cli_ask_passphrase(s, prompt, a, DMO_PASSPHRASE_MAX + 1);
                 if (r == 0)
-                        r = dmo_cli_ask_passphrase(s, _("Repeat the passphrase"), b,
+                        r = dmo_cli_ask_passphrase(s, _("Repeat the passphrase:"), b,
                                                    DMO_PASSPHRASE_MAX + 1);
                 if (r < 0)
                         break;
@@ -252,7 +252,7 @@ int dmo_cli_hibernate_key(const struct dmo_cli_keyopts *o, struct dmo_splash_ses
         } else {
                 char *pass = NULL;
                 size_t len = 0;
-                r = dmo_cli_new_passphrase(o, s, _("Passphrase for the hibernation image"), &pass,
+                r = dmo_cli_new_passphrase(o, s, _("Passphrase for the hibernation image:"), &pass,
                                            &len);
                 if (r == 0)
                         r = dmo_crypto_wrap_passphrase(k, pass, len, &o->kdf, env);
@@ -308,18 +308,16 @@ static struct dmo_splash_session *unlock_splash(struct dmo_cli_unlock *u)
 }
 
 /* After the wrong passphrases: try again (the default), or boot without
- * the image, which only a second, explicit yes discards. 1: ask again;
+ * the image, which only a second, explicit yes discards (the image and its
+ * unsaved work are then gone). Prompts are one line on the splash. 1: ask again;
  * -ECANCELED: discard; -ENOTTY: nobody to ask. */
 static int after_failures(struct dmo_cli_unlock *u)
 {
         struct dmo_splash_session *s = unlock_splash(u);
-        int r = dmo_cli_ask_yes_no(s, _("The passphrase was not accepted. Try again?"), true);
+        int r = dmo_cli_ask_yes_no(s, _("Wrong passphrase. Try again?"), true);
         if (r != 0)
                 return r < 0 ? r : 1;
-        r = dmo_cli_ask_yes_no(s,
-                               _("Boot without resuming? The hibernated session is then "
-                                 "discarded, and its unsaved work is lost."),
-                               false);
+        r = dmo_cli_ask_yes_no(s, _("Continue booting without resuming?"), false);
         if (r < 0)
                 return r;
         return r == 1 ? -ECANCELED : 1;
@@ -354,8 +352,8 @@ int dmo_cli_unlock(void *ctx, const struct dmo_image_info *info, struct dmo_cryp
                         r = -ENOKEY;
         } else {
                 const char *prompt = env->mode == DMO_ENCRYPT_PUBKEY
-                                         ? _("Passphrase of the resume key")
-                                         : _("Passphrase to resume");
+                                         ? _("Passphrase of the resume key:")
+                                         : _("Passphrase to resume:");
                 unsigned attempts = o->attempts ? o->attempts : 3;
                 r = dmo_crypto_secret_buf_new(DMO_PASSPHRASE_MAX + 1, &pass);
                 unsigned wrong = 0; /* since the last choice */
