@@ -5,6 +5,11 @@
  * on, and does with it off; key files others may read are refused. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -259,6 +264,134 @@ static void swap_area_holds_no_plain_text_with_encryption_on(void)
         }
 }
 
+/* A person at the terminal: the program runs on a pseudo-terminal with the
+ * text splash (whose dialogs are drawn as prompts on it); each step waits
+ * for a prompt to appear (counting from where the last step matched), then
+ * types its keys. Returns the exit status; -2 if a prompt never came. */
+struct step {
+        const char *await;
+        const char *keys;
+};
+
+static int converse(const char *const argv[], const struct step *steps, size_t n)
+{
+        int master;
+        pid_t pid = forkpty(&master, NULL, NULL, NULL);
+        if (pid < 0)
+                return -1;
+        if (pid == 0) {
+                execv(dmo_test_program(), (char *const *)argv);
+                _exit(127);
+        }
+        static char seen[1 << 16];
+        size_t have = 0, from = 0;
+        seen[0] = '\0';
+        int ret = 0;
+        for (size_t i = 0; i < n && ret == 0; i++) {
+                bool found = false;
+                /* A bound so that a missing prompt fails instead of hanging. */
+                for (int t = 0; t < 3000 && !found; t++) {
+                        struct pollfd pf = {master, POLLIN, 0};
+                        if (poll(&pf, 1, 10) > 0) {
+                                ssize_t r = read(master, seen + have, sizeof(seen) - 1 - have);
+                                if (r > 0)
+                                        have += (size_t)r;
+                                seen[have] = '\0';
+                        }
+                        char *at = strstr(seen + from, steps[i].await);
+                        if (at) {
+                                from = (size_t)(at - seen) + strlen(steps[i].await);
+                                found = true;
+                        }
+                        if (have > sizeof(seen) - 4096) /* keep the tail */
+                                have = from = 0;
+                }
+                if (!found) {
+                        printf("# no \"%s\" on the terminal (step %zu); it showed:\n",
+                               steps[i].await, i);
+                        for (char *l = strtok(seen + (have > 600 ? have - 600 : 0), "\r\n"); l;
+                             l = strtok(NULL, "\r\n"))
+                                printf("#   %s\n", l);
+                        ret = -2;
+                        break;
+                }
+                struct timespec ts = {0, 100 * 1000 * 1000}; /* the dialog takes keys */
+                nanosleep(&ts, NULL);
+                if (write(master, steps[i].keys, strlen(steps[i].keys)) < 0)
+                        ret = -1;
+        }
+        int status = 0;
+        bool exited = false;
+        for (int t = 0; t < 3000 && !exited; t++) {
+                char drain[1024];
+                struct pollfd pf = {master, POLLIN, 0};
+                if (poll(&pf, 1, 10) > 0)
+                        (void)!read(master, drain, sizeof(drain));
+                exited = waitpid(pid, &status, WNOHANG) == pid;
+        }
+        if (!exited) {
+                kill(pid, SIGKILL);
+                waitpid(pid, &status, 0);
+                ret = ret ? ret : -3;
+        }
+        close(master);
+        if (ret)
+                return ret;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Hibernate asks twice (a mismatch asks again); resume asks on the resume
+ * screen, offers the choice after three wrong passphrases, never discards
+ * on the default answer, and restores with the right one. */
+static void passphrase_asked_on_the_splash_with_retries(void)
+{
+        const char *swap = make_swap("ask.swap", "32M");
+        const char *conf = tmp("ask.conf");
+        REQUIRE(swap);
+        REQUIRE(dmo_test_sh("printf 'kdf ops = 1\\nkdf memory = 1M\\n' > '%s'", conf) == 0);
+        const char *const hib[] = {"dormouse",   "hibernate", "--config",        conf,
+                                   "--kernel",   "sim",       "--sim-size",      "2M",
+                                   "--sim-seed", "8",         "--resume-device", swap,
+                                   "--splash",   "text",      "--encrypt",       "passphrase",
+                                   NULL};
+        const struct step hib_steps[] = {
+            {"Passphrase for the hibernation image:", "sesame\r"},
+            {"Repeat the passphrase:", "sesam\r"}, /* a typo: asked again */
+            {"Passphrase for the hibernation image:", "sesame\r"},
+            {"Repeat the passphrase:", "sesame\r"},
+        };
+        CHECK_INT(converse(hib, hib_steps, 4), ==, 0);
+        check_intact(swap, "passphrase");
+
+        const char *const res[] = {
+            "dormouse", "resume",          "--config", conf,       "--kernel", "sim", "--sim-seed",
+            "8",        "--resume-device", swap,       "--splash", "text",     NULL};
+        const struct step res_steps[] = {
+            {"Passphrase to resume:", "one\r"},
+            {"Not accepted (1 of 3). Passphrase to resume:", "two\r"},
+            {"Not accepted (2 of 3). Passphrase to resume:", "three\r"},
+            {"Try again?", "n"},
+            /* Enter takes the default, which keeps the image. */
+            {"Continue booting without resuming?", "\r"},
+            {"Passphrase to resume:", "sesame\r"},
+        };
+        CHECK_INT(converse(res, res_steps, 6), ==, 0);
+        CHECK_INT(run("info '%s'", swap), ==, 1);
+
+        /* Again, and this time the person chooses to boot without it. */
+        REQUIRE(converse(hib, hib_steps + 2, 2) == 0);
+        const struct step give_up[] = {
+            {"Passphrase to resume:", "a\r"},
+            {"Not accepted (1 of 3). Passphrase to resume:", "b\r"},
+            {"Not accepted (2 of 3). Passphrase to resume:", "c\r"},
+            {"Try again?", "n"},
+            {"Continue booting without resuming?", "y"},
+        };
+        CHECK_INT(converse(res, give_up, 5), ==, 1);
+        CHECK_INT(run("info '%s'", swap), ==, 1); /* discarded: a plain swap area */
+}
+
 DMO_TEST_MAIN(T(passphrase_mode_round_trip_wrong_key_first),
               T(pubkey_mode_round_trip_wrong_key_first), T(key_file_readable_by_others_is_refused),
-              T(swap_area_holds_no_plain_text_with_encryption_on))
+              T(swap_area_holds_no_plain_text_with_encryption_on),
+              T(passphrase_asked_on_the_splash_with_retries))

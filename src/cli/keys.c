@@ -152,8 +152,8 @@ int dmo_cli_ask_passphrase(struct dmo_splash_session *s, const char *prompt, cha
         int r = dmo_splash_session_ask_password(s, prompt, buf, cap);
         if (r != -ENOTTY)
                 return r;
-        char line[256];
-        snprintf(line, sizeof(line), "%s ", prompt);
+        char line[512];
+        snprintf(line, sizeof(line), "%.500s ", prompt);
         return tty_ask(line, buf, cap, false);
 }
 
@@ -351,9 +351,10 @@ int dmo_cli_unlock(void *ctx, const struct dmo_image_info *info, struct dmo_cryp
                 else if (r < 0 && r != -ENOMEM)
                         r = -ENOKEY;
         } else {
-                const char *prompt = env->mode == DMO_ENCRYPT_PUBKEY
-                                         ? _("Passphrase of the resume key:")
-                                         : _("Passphrase to resume:");
+                const bool pk = env->mode == DMO_ENCRYPT_PUBKEY;
+                const char *prompt =
+                    pk ? _("Passphrase of the resume key:") : _("Passphrase to resume:");
+                char retry[256];
                 unsigned attempts = o->attempts ? o->attempts : 3;
                 r = dmo_crypto_secret_buf_new(DMO_PASSPHRASE_MAX + 1, &pass);
                 unsigned wrong = 0; /* since the last choice */
@@ -364,7 +365,15 @@ int dmo_cli_unlock(void *ctx, const struct dmo_image_info *info, struct dmo_cryp
                                 if (r < 0)
                                         break;
                         }
-                        r = dmo_cli_ask_passphrase(unlock_splash(u), prompt, pass,
+                        /* A wrong one is said, in the prompt that follows it, with
+                         * the count, so each retry reads differently. */
+                        if (wrong)
+                                snprintf(retry, sizeof(retry),
+                                         pk ? _("Not accepted (%u of %u). Passphrase of the "
+                                                "resume key:")
+                                            : _("Not accepted (%u of %u). Passphrase to resume:"),
+                                         wrong, attempts);
+                        r = dmo_cli_ask_passphrase(unlock_splash(u), wrong ? retry : prompt, pass,
                                                    DMO_PASSPHRASE_MAX + 1);
                         if (r == -ECANCELED) { /* Esc: the choice, at once */
                                 wrong = attempts;

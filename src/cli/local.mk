@@ -48,5 +48,5 @@ tests/cli-options.log: dormouse$(EXEEXT)
 check_PROGRAMS += tests/engine-encryption.test
 TESTS += tests/engine-encryption.test
 tests_engine_encryption_test_SOURCES = tests/engine-encryption.c
-tests_engine_encryption_test_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_engine_encryption_test_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS) -lutil
 tests/engine-encryption.log: dormouse$(EXEEXT)

@@ -54,6 +54,14 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
         case DMO_RESUME_NO_IMAGE:
                 return -ENODATA; /* quiet: this is every normal boot */
         case DMO_RESUME_DISCARDED:
+                if (res->step == DMO_STEP_UNLOCK) {
+                        fprintf(stderr,
+                                _("dormouse: as you chose, the encrypted hibernation image on %s "
+                                  "was discarded without resuming; %s is a plain swap area "
+                                  "again\n"),
+                                dev, dev);
+                        return -ENODATA;
+                }
                 fprintf(stderr,
                         _("dormouse: noresume: the hibernation image on %s was discarded; %s is a "
                           "plain swap area again\n"),

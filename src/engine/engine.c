@@ -657,8 +657,8 @@ static int unlock(struct resumption *rs)
 {
         const struct dmo_resume_config *cfg = rs->cfg;
         int r = cfg->unlock ? cfg->unlock(cfg->unlock_ctx, &rs->info, &rs->key) : -ENOKEY;
-        if (r == -ECANCELED)
-                return refuse(rs, DMO_RESUME_DISCARDED, DMO_STEP_NONE, r);
+        if (r == -ECANCELED) /* the person's choice, not noresume */
+                return refuse(rs, DMO_RESUME_DISCARDED, DMO_STEP_UNLOCK, r);
         if (r == -EKEYREJECTED || r == -ENOKEY)
                 return refuse(rs, DMO_RESUME_LOCKED, DMO_STEP_UNLOCK, r);
         if (r < 0)
