@@ -186,7 +186,8 @@ int dmo_engine_hibernate(struct dmo_snapshot *snap, const struct dmo_hibernate_c
 /* Resume of an encrypted image: the caller turns the image's envelope
  * into its key (asks for a passphrase, reads a key file, opens a secret
  * key). Called once, after the image was checked and its read-ahead began
- * (the time a person types is spent reading), with nothing yet written
+ * (the reader's first requests, a few MiB, are read while a person types;
+ * reading further ahead into free memory is not done), with nothing yet written
  * anywhere. Returns 0 and *key (owned by the caller, kept until the engine
  * returns); -EKEYREJECTED or -ENOKEY when no right key came (the image is
  * left on disk untouched: DMO_RESUME_LOCKED); -ECANCELED when the person

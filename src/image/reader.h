@@ -76,8 +76,8 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
                          struct dmo_image_reader **out);
 
 /* An encrypted image (header flag ENCRYPTED) needs its key before any
- * page comes out; the read-ahead runs meanwhile, so the time a person takes
- * to type a passphrase is spent reading. key (unwrapped from the image's
+ * page comes out; the read-ahead runs meanwhile and fills its buffers (a
+ * few MiB) while a person types a passphrase. key (unwrapped from the image's
  * envelope, owned by the caller, kept until the reader is freed) is bound
  * to the image, then the header and the extent list are authenticated
  * against the header's MAC: -EBADMSG if they were altered (by someone who
