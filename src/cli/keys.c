@@ -128,7 +128,8 @@ static int tty_ask(const char *prompt, char *buf, size_t cap, bool echo)
                 if (got < 0 && errno == EINTR)
                         continue;
                 if (got <= 0) {
-                        r = got < 0 ? -errno : -ECANCELED; /* end of input */
+                        /* End of input: nobody is there to answer. */
+                        r = got < 0 ? -errno : -ENOTTY;
                         break;
                 }
                 if (c == '\n' || c == '\r')
@@ -315,9 +316,14 @@ static int after_failures(struct dmo_cli_unlock *u)
 {
         struct dmo_splash_session *s = unlock_splash(u);
         int r = dmo_cli_ask_yes_no(s, _("Wrong passphrase. Try again?"), true);
-        if (r != 0)
-                return r < 0 ? r : 1;
+        /* Esc is no answer: it never leads towards the discard. */
+        if (r == -ECANCELED || r == 1)
+                return 1;
+        if (r < 0)
+                return r;
         r = dmo_cli_ask_yes_no(s, _("Continue booting without resuming?"), false);
+        if (r == -ECANCELED)
+                return 1;
         if (r < 0)
                 return r;
         return r == 1 ? -ECANCELED : 1;
