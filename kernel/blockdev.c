@@ -149,6 +149,25 @@ int dmo_blockdev_pwrite(struct dmo_blockdev *d, const void *buf, size_t len, uin
         return 0;
 }
 
+int dmo_blockdev_discard(struct dmo_blockdev *d, uint64_t off, uint64_t len)
+{
+        uint64_t n;
+        if (dmo_fault_readonly_from(d->faults, &n) && d->writes + 1 >= n)
+                return -EROFS;
+        if (off > d->size || len > d->size - off)
+                return -ENXIO;
+        if (len == 0)
+                return 0;
+        if (d->rdev) {
+                uint64_t range[2] = {off, len};
+                return ioctl(d->fd, BLKDISCARD, range) < 0 ? -errno : 0;
+        }
+        if (fallocate(d->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) <
+            0)
+                return errno == ENOTSUP ? -EOPNOTSUPP : -errno;
+        return 0;
+}
+
 int dmo_blockdev_sync(struct dmo_blockdev *d)
 {
         uint64_t n;

@@ -29,6 +29,13 @@ int dmo_blockdev_open(const char *path, bool writable, const struct dmo_fault_pl
                       struct dmo_blockdev **out);
 int dmo_blockdev_pread(struct dmo_blockdev *d, void *buf, size_t len, uint64_t off);
 int dmo_blockdev_pwrite(struct dmo_blockdev *d, const void *buf, size_t len, uint64_t off);
+/* Tells the device that [off, off + len) holds nothing any more: BLKDISCARD
+ * on a block device; on a regular file FALLOC_FL_ZERO_RANGE (the blocks
+ * stay allocated, so a swap file keeps no holes, which swapon refuses).
+ * Best effort: whether old contents can still be read afterwards depends
+ * on the device. -EOPNOTSUPP where neither works; honours readonly@N like
+ * a write (without counting as one). */
+int dmo_blockdev_discard(struct dmo_blockdev *d, uint64_t off, uint64_t len);
 /* Data and metadata reach stable storage (fsync). */
 int dmo_blockdev_sync(struct dmo_blockdev *d);
 uint64_t dmo_blockdev_size(const struct dmo_blockdev *d);

@@ -1,6 +1,7 @@
 #include "cli/config.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "tests/testlib.h"
 
@@ -182,9 +183,37 @@ static void key_aliases_and_ignored_keys(void)
         CHECK_INT(notes.note[0].kind, ==, DMO_NOTE_IGNORED_KEY);
         CHECK_INT(notes.note[1].kind, ==, DMO_NOTE_IGNORED_KEY);
         CHECK_INT(dmo_config_apply(&cfg, "shutdown-method", "poweroff"), ==, 0);
-        CHECK_INT(dmo_config_apply(&cfg, "encrypt", "y"), ==, -EOPNOTSUPP);
+        CHECK_INT(dmo_config_apply(&cfg, "rsa-key-file", "/x"), ==, -EOPNOTSUPP);
         CHECK_INT(dmo_config_apply(&cfg, "resume devcie", "/dev/x"), ==, -ENOENT);
         CHECK_INT(dmo_config_apply(&cfg, "threads", "many"), ==, -EINVAL);
+}
+
+static void encryption_keys_are_understood(void)
+{
+        struct dmo_config cfg;
+        struct dmo_config_notes notes;
+        parse(&cfg, &notes, "");
+        CHECK_INT(cfg.encrypt, ==, DMO_ENCRYPT_NONE);
+        CHECK(cfg.kdf.opslimit == DMO_KDF_OPSLIMIT_DEFAULT);
+        parse(&cfg, &notes,
+              "encrypt = pubkey\npublic key = /etc/k.pub\nsecret key = /etc/k.sec\n"
+              "key file = /run/pass\nkdf ops = 4\nkdf memory = 128M\n");
+        CHECK_INT(notes.count, ==, 0);
+        CHECK_INT(cfg.encrypt, ==, DMO_ENCRYPT_PUBKEY);
+        CHECK(strcmp(cfg.public_key, "/etc/k.pub") == 0);
+        CHECK(strcmp(cfg.secret_key, "/etc/k.sec") == 0);
+        CHECK(strcmp(cfg.key_file, "/run/pass") == 0);
+        CHECK(cfg.kdf.opslimit == 4);
+        CHECK(cfg.kdf.memlimit == 128ull << 20);
+        /* suspend-utils' "encrypt = y" means a passphrase. */
+        CHECK_INT(dmo_config_apply(&cfg, "encrypt", "y"), ==, 0);
+        CHECK_INT(cfg.encrypt, ==, DMO_ENCRYPT_PASSPHRASE);
+        CHECK_INT(dmo_config_apply(&cfg, "encrypt", "blowfish"), ==, -EINVAL);
+        /* Costs outside libsodium's limits keep the old ones. */
+        CHECK_INT(dmo_config_apply(&cfg, "kdf-ops", "0"), ==, -EINVAL);
+        CHECK_INT(dmo_config_apply(&cfg, "kdf-memory", "1K"), ==, -EINVAL);
+        CHECK(cfg.kdf.opslimit == 4);
+        CHECK(cfg.kdf.memlimit == 128ull << 20);
 }
 
 static void missing_file_is_enoent(void)
@@ -202,4 +231,4 @@ DMO_TEST_MAIN(T(suspend_utils_keys_are_understood), T(key_spellings_are_equivale
               T(embedded_nul_and_overlong_values_are_refused),
               T(many_problems_do_not_overflow_the_notes), T(numbers_use_the_one_parser),
               T(shutdown_names_and_aliases), T(key_aliases_and_ignored_keys),
-              T(missing_file_is_enoent))
+              T(encryption_keys_are_understood), T(missing_file_is_enoent))

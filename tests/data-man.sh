@@ -48,7 +48,7 @@ help_options()
 page8=$builddir/man/dormouse.8
 # In roff source, "-" in an option name is written "\-".
 in_page() { sed 's/\\-/-/g' "$1" | grep -q -e "$2\\([^a-z-]\\|\$\\)"; }
-for cmd in hibernate resume info preview; do
+for cmd in hibernate resume info preview keygen; do
 	missing=""
 	for o in $(help_options $cmd); do
 		[ "$o" = --help ] && continue
@@ -104,7 +104,7 @@ done
 check "completion offers every command of \"dormouse --help\" ($offered)" test -z "$missing"
 check "completion: \"dormouse hib\" completes to hibernate" test "$(complete_words hib)" = hibernate
 check "completion: \"dormouse theme \" offers check" test "$(complete_words theme '')" = check
-for cmd in hibernate resume info preview; do
+for cmd in hibernate resume info preview keygen; do
 	offered=" $(complete_words $cmd -- | tr '\n' ' ') "
 	missing=""
 	for o in $(help_options $cmd); do
@@ -115,6 +115,8 @@ for cmd in hibernate resume info preview; do
 done
 check "completion: --compress offers lz4 zstd none" \
 	test "$(complete_words hibernate --compress '' | tr '\n' ' ')" = "lz4 zstd none "
+check "completion: --encrypt offers the three modes" \
+	test "$(complete_words hibernate --encrypt '' | tr '\n' ' ')" = "passphrase pubkey none "
 check "completion: --shutdown offers the four methods" \
 	test "$(complete_words hibernate --shutdown '' | tr '\n' ' ')" = "platform shutdown reboot suspend "
 themes=$(DORMOUSE_THEMES_DIR="$srcdir/themes" complete_words resume --theme '' | sort | tr '\n' ' ')

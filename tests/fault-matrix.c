@@ -13,6 +13,9 @@
  * process: a power loss (crash@, or SIGKILL at a page of the data phase) is
  * the child dying with the machine off; any other death of the process
  * (a signal) leaves a running system, as closing /dev/snapshot thaws it.
+ * Encrypted images add two rows: a wrong passphrase (the image must stay
+ * whole for the next boot), then the right one; and a chunk forged with its
+ * checksums recomputed (refused, swap plain again).
  * The last line reads "fault-matrix: N trials, S stale, W wrong, U unusable".
  * DMO_TEST_SMALL=1 (the sanitizer pass) runs fewer flips and truncations. */
 #include <errno.h>
@@ -24,6 +27,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
+#include "crypto/crypto.h"
 #include "engine/engine.h"
 #include "image/reader.h"
 #include "kernel/blockdev.h"
@@ -31,6 +37,7 @@
 #include "kernel/sim_kernel.h"
 #include "progress/progress.h"
 #include "testlib.h"
+#include "util/le.h"
 #include "image-testutil.h"
 
 enum { SIM_BYTES = 4u << 20, SWAP_PAGES = 2048, SEED = 11 };
@@ -60,7 +67,12 @@ struct trial {
         bool skip_hibernate;
         const char *resume_release; /* the resume's kernel, NULL: the same */
         uint64_t resume_seed;       /* 0: SEED */
+        const char *hib_pass;       /* encrypt with this passphrase */
+        const char *res_pass;       /* the passphrase typed at resume; NULL: none */
 };
+
+/* Argon2id at its cheapest: the matrix runs thousands of trials. */
+static const struct dmo_kdf_costs cheap_kdf = {DMO_KDF_OPSLIMIT_MIN, DMO_KDF_MEMLIMIT_MIN};
 
 struct row {
         const char *name;
@@ -158,6 +170,16 @@ static int hibernate_child(const struct trial *t)
             .progress = progress,
             .hooks = {.ctx = &hc, .before_freeze = h_before_freeze, .choose_shutdown = h_choose},
         };
+        struct dmo_crypto_key *key = NULL;
+        struct dmo_crypto_envelope env;
+        if (t->hib_pass) {
+                if (dmo_crypto_init() < 0 || dmo_crypto_key_new(&key) < 0 ||
+                    dmo_crypto_wrap_passphrase(key, t->hib_pass, strlen(t->hib_pass), &cheap_kdf,
+                                               &env) < 0)
+                        return 9;
+                cfg.key = key;
+                cfg.envelope = &env;
+        }
         pthread_t th;
         struct watch w = {progress, t->kill_page, t->sig, t->shrink};
         if (t->moment == AT_DATA_PAGE)
@@ -169,6 +191,16 @@ static int hibernate_child(const struct trial *t)
         if (res.outcome == DMO_HIBERNATE_POWERED_OFF)
                 *went_down = 1;
         return res.outcome == DMO_HIBERNATE_POWERED_OFF ? 0 : 1;
+}
+
+/* The person at the resume screen: types t->res_pass once. */
+static int unlock_with(void *ctx, const struct dmo_image_info *info, struct dmo_crypto_key **key)
+{
+        const struct trial *t = ctx;
+        if (!t->res_pass)
+                return -ENOKEY;
+        return dmo_crypto_unwrap_passphrase(&info->header.crypto.env, t->res_pass,
+                                            strlen(t->res_pass), key);
 }
 
 /* Child: one boot's resume. Exit: the outcome (enum dmo_resume_outcome). */
@@ -192,6 +224,8 @@ static int resume_child(const struct trial *t)
             .threads = 2,
             .progress = progress,
             .hooks = {.ctx = &hc, .image_found = h_image_found, .before_restore = h_before_restore},
+            .unlock = unlock_with,
+            .unlock_ctx = (void *)t,
         };
         struct dmo_resume_result res;
         dmo_engine_resume(snap, &cfg, &res);
@@ -289,8 +323,10 @@ static void run_trial(struct row *row, const struct trial *t)
                         return;
                 case DMO_RESUME_KEPT:
                 case DMO_RESUME_OTHER_KERNEL:
+                case DMO_RESUME_LOCKED:
                         /* The boot stops (another kernel's image: the
-                         * machine restarts into it); the image must be
+                         * machine restarts into it; a locked one: it asks
+                         * again); the image must be
                          * whole. */
                         if (p != 0)
                                 row->unusable++;
@@ -371,6 +407,69 @@ static bool truncate_image(const struct pristine *p, uint64_t *rng)
 {
         size_t at = page_size + (size_t)(xorshift(rng) % (p->len - page_size));
         return pristine_write(p, at);
+}
+
+/* The stream's byte pos as a device offset, along the image's extents. */
+static uint64_t stream_at(const struct dmo_image_info *info, uint64_t pos)
+{
+        for (unsigned e = 0; e < info->n_extents; e++) {
+                uint64_t len = info->extents[e].pages * page_size;
+                if (pos < len)
+                        return info->extents[e].offset + pos;
+                pos -= len;
+        }
+        return UINT64_MAX;
+}
+
+static void stream_io(const struct dmo_image_info *info, uint8_t *dev, uint64_t pos, uint8_t *buf,
+                      size_t len, bool write)
+{
+        for (size_t i = 0; i < len; i++) {
+                uint64_t off = stream_at(info, pos + i);
+                if (write)
+                        dev[off] = buf[i];
+                else
+                        buf[i] = dev[off];
+        }
+}
+
+/* Chunk `which` (mod the count) of the encrypted image gets a payload byte
+ * flipped, its payload hash and header checksum recomputed; written out. */
+static bool forge_chunk(const struct pristine *p, unsigned which, uint64_t *rng)
+{
+        struct dmo_image_info info;
+        struct dmo_blockdev *d;
+        if (!pristine_write(p, p->len) || dmo_blockdev_open(swap_path, false, NULL, &d) < 0)
+                return false;
+        int r = dmo_image_probe(d, 0, page_size, &info);
+        dmo_blockdev_free(d);
+        if (r < 0 || info.n_extents != info.header.extent_count)
+                return false;
+        uint8_t *copy = malloc(p->len);
+        memcpy(copy, p->bytes, p->len);
+        uint64_t pos = 0, target = which % info.header.chunk_count;
+        uint8_t hdr[DMO_CHUNK_HEADER_LEN];
+        for (uint64_t c = 0;; c++) {
+                stream_io(&info, copy, pos, hdr, sizeof(hdr), false);
+                uint32_t len = dmo_get_le32(hdr + 28);
+                if (c < target) {
+                        pos += sizeof(hdr) + len;
+                        continue;
+                }
+                uint8_t *payload = malloc(len);
+                stream_io(&info, copy, pos + sizeof(hdr), payload, len, false);
+                payload[xorshift(rng) % len] ^= (uint8_t)(1u << (xorshift(rng) % 8));
+                dmo_put_le64(hdr + 32, XXH3_64bits(payload, len));
+                dmo_put_le64(hdr + 48, XXH3_64bits(hdr, 48));
+                stream_io(&info, copy, pos, hdr, sizeof(hdr), true);
+                stream_io(&info, copy, pos + sizeof(hdr), payload, len, true);
+                free(payload);
+                break;
+        }
+        struct pristine forged = {copy, p->len};
+        bool ok = pristine_write(&forged, p->len);
+        free(copy);
+        return ok;
 }
 
 static void print_row(const struct row *r)
@@ -504,6 +603,35 @@ static void matrix(void)
         REQUIRE(fresh_swap());
         run_trial(&rd, &(struct trial){.resume_seed = SEED + 1});
         add(&rd);
+
+        /* Encrypted: a wrong passphrase leaves the image whole, the right
+         * one restores it; no passphrase at all leaves it whole too. */
+        struct row rp = {.name = "wrong passphrase, then the right one"};
+        for (int i = 0; i < 3; i++) {
+                REQUIRE(fresh_swap());
+                run_trial(&rp, &(struct trial){.hib_pass = "right", .res_pass = "wrong"});
+                if (i == 0)
+                        run_trial(&rp, &(struct trial){.skip_hibernate = true});
+                run_trial(&rp, &(struct trial){.skip_hibernate = true, .res_pass = "right"});
+        }
+        add(&rp);
+
+        /* Encrypted: a chunk's payload changed by someone who recomputed
+         * its payload hash and header checksum, but cannot make its tag. */
+        REQUIRE(fresh_swap());
+        int died_e = 0;
+        REQUIRE(in_child(hibernate_child, &(struct trial){.hib_pass = "right"}, &died_e) == 0 &&
+                probe() == 0);
+        struct pristine enc;
+        REQUIRE(pristine_load(&enc));
+        struct row rc = {.name = "forged chunk, checksums recomputed"};
+        for (unsigned i = 0; i < (small ? 5u : 20u); i++) {
+                REQUIRE(forge_chunk(&enc, i, &rng));
+                run_trial(&rc, &(struct trial){.skip_hibernate = true, .res_pass = "right"});
+        }
+        CHECK_INT(rc.refused, ==, rc.trials);
+        add(&rc);
+        free(enc.bytes);
 
         /* Byte flips and truncations of a real image. */
         REQUIRE(fresh_swap());

@@ -153,8 +153,11 @@ static void test_header_field_bounds_are_enforced(void)
             {"unaligned map offset", 72, 8, 100 * PS + 1},
             {"raw bytes mismatch", 128, 8, 1},
             {"zero pages above image pages", 144, 8, 1001},
+            {"cipher without the encrypted flag", 512, 4, 1},
             {"unknown kdf", 512 + 4, 4, 3},
-            {"sealed key too long", 512 + 96, 4, 129},
+            {"wrapped key in a plain image", 512 + 80, 4, 48},
+            {"wrapped bytes in a plain image", 512 + 88, 4, 1},
+            {"a MAC in a plain image", 512 + 168, 4, 1},
         };
         struct dmo_image_header h = sample_header(), d;
         uint8_t good[PS], page[PS];
@@ -241,32 +244,64 @@ static void test_header_newer_major_is_refused_as_unsupported(void)
         CHECK_INT(f, ==, DMO_FAULT_HEADER_CHECKSUM);
 }
 
-static void test_header_encrypted_is_refused_not_misparsed(void)
+static struct dmo_image_header encrypted_header(void)
 {
-        struct dmo_image_header h = sample_header(), d;
+        struct dmo_image_header h = sample_header();
+        h.flags |= DMO_IMAGE_F_ENCRYPTED;
+        h.crypto.cipher = DMO_CIPHER_XCHACHA20POLY1305_CHUNKS;
+        h.crypto.env.mode = DMO_ENCRYPT_PASSPHRASE;
+        h.crypto.env.opslimit = 3;
+        h.crypto.env.memlimit = 64u << 20;
+        memset(h.crypto.env.salt, 7, sizeof(h.crypto.env.salt));
+        memset(h.crypto.env.nonce, 8, sizeof(h.crypto.env.nonce));
+        memset(h.crypto.env.image_nonce, 9, sizeof(h.crypto.env.image_nonce));
+        h.crypto.env.wrapped_len = DMO_CRYPTO_KEY_LEN + DMO_CRYPTO_TAG_LEN;
+        memset(h.crypto.env.wrapped, 10, h.crypto.env.wrapped_len);
+        memset(h.crypto.mac, 11, sizeof(h.crypto.mac));
+        return h;
+}
+
+static void test_header_encryption_section_round_trips(void)
+{
+        struct dmo_image_header h = encrypted_header(), d;
         uint8_t page[PS];
         enum dmo_image_fault f;
 
-        h.flags |= DMO_IMAGE_F_ENCRYPTED;
-        h.crypto.cipher = DMO_CIPHER_XCHACHA20POLY1305_SECRETSTREAM;
-        h.crypto.kdf = DMO_KDF_ARGON2ID13;
-        h.crypto.opslimit = 3;
-        h.crypto.memlimit = 256u << 20;
-        memset(h.crypto.salt, 7, sizeof(h.crypto.salt));
         REQUIRE(dmo_image_header_encode(page, PS, &h) == 0);
-        CHECK_INT(dmo_image_header_decode(page, PS, &d, &f), ==, -EPROTONOSUPPORT);
-        CHECK_INT(f, ==, DMO_FAULT_ENCRYPTED);
+        CHECK_INT(dmo_image_header_decode(page, PS, &d, &f), ==, 0);
+        CHECK_INT(d.crypto.cipher, ==, DMO_CIPHER_XCHACHA20POLY1305_CHUNKS);
+        CHECK_INT(d.crypto.env.mode, ==, DMO_ENCRYPT_PASSPHRASE);
+        CHECK(memcmp(&d.crypto.env, &h.crypto.env, sizeof(d.crypto.env)) == 0);
+        CHECK(memcmp(d.crypto.mac, h.crypto.mac, sizeof(d.crypto.mac)) == 0);
+        CHECK_INT(d.minor, ==, 1);
+}
 
-        /* A cipher without the flag is refused just the same. */
+static void test_header_half_encrypted_is_refused(void)
+{
+        struct dmo_image_header h = encrypted_header(), d;
+        uint8_t page[PS];
+        enum dmo_image_fault f;
+
+        /* A cipher without the flag, or the flag without a sound envelope,
+         * is neither a plain nor an encrypted image. */
         h.flags &= ~DMO_IMAGE_F_ENCRYPTED;
+        CHECK_INT(dmo_image_header_encode(page, PS, &h), ==, -EINVAL);
+        h = encrypted_header();
         REQUIRE(dmo_image_header_encode(page, PS, &h) == 0);
-        CHECK_INT(dmo_image_header_decode(page, PS, &d, &f), ==, -EPROTONOSUPPORT);
+        uint32_t flags = dmo_get_le32(page + 24) & ~DMO_IMAGE_F_ENCRYPTED;
+        dmo_put_le32(page + 24, flags);
+        reseal_header(page);
+        CHECK_INT(dmo_image_header_decode(page, PS, &d, &f), ==, -EBADMSG);
+        CHECK_INT(f, ==, DMO_FAULT_HEADER_FIELDS);
+        h.crypto.env.opslimit = 0;
+        CHECK_INT(dmo_image_header_encode(page, PS, &h), ==, -EINVAL);
 
-        /* And any incompatible flag this reader does not know. */
+        /* Any incompatible flag this reader does not know. */
         h = sample_header();
         h.flags |= 0x8000;
         REQUIRE(dmo_image_header_encode(page, PS, &h) == 0);
         CHECK_INT(dmo_image_header_decode(page, PS, &d, &f), ==, -EPROTONOSUPPORT);
+        CHECK_INT(f, ==, DMO_FAULT_ENCRYPTED);
 }
 
 static void test_header_bad_magic_or_length_is_corruption(void)
@@ -815,7 +850,7 @@ static void test_chunk_header_round_trip_and_bit_flips(void)
                          d;
         uint8_t h[DMO_CHUNK_HEADER_LEN], bad[DMO_CHUNK_HEADER_LEN];
         dmo_chunk_header_encode(h, &c);
-        REQUIRE(dmo_chunk_header_decode(h, PS, 64, DMO_COMPRESS_LZ4, &d) == 0);
+        REQUIRE(dmo_chunk_header_decode(h, PS, 64, DMO_COMPRESS_LZ4, false, &d) == 0);
         CHECK_INT(d.seq, ==, 41);
         CHECK_INT(d.npages, ==, 64);
         CHECK(d.zero_map == c.zero_map);
@@ -827,7 +862,7 @@ static void test_chunk_header_round_trip_and_bit_flips(void)
         for (unsigned bit = 0; bit < DMO_CHUNK_HEADER_LEN * 8; bit++) {
                 memcpy(bad, h, sizeof(h));
                 bad[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-                if (dmo_chunk_header_decode(bad, PS, 64, DMO_COMPRESS_LZ4, &d) == 0)
+                if (dmo_chunk_header_decode(bad, PS, 64, DMO_COMPRESS_LZ4, false, &d) == 0)
                         accepted++;
         }
         CHECK_INT(accepted, ==, 0);
@@ -839,48 +874,48 @@ static void test_chunk_header_refuses_inconsistent_fields(void)
         uint8_t h[DMO_CHUNK_HEADER_LEN];
 
         dmo_chunk_header_encode(h, &c);
-        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_NONE, &d), ==, 0);
-        CHECK_INT(dmo_chunk_header_decode(h, PS, 3, DMO_COMPRESS_NONE, &d), ==, -EBADMSG);
+        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_NONE, false, &d), ==, 0);
+        CHECK_INT(dmo_chunk_header_decode(h, PS, 3, DMO_COMPRESS_NONE, false, &d), ==, -EBADMSG);
 
         c.zero_map = 0x10; /* bit beyond npages */
         dmo_chunk_header_encode(h, &c);
-        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_NONE, &d), ==, -EBADMSG);
+        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_NONE, false, &d), ==, -EBADMSG);
 
         c.zero_map = 0x3; /* two zero pages: raw payload must be 2 pages */
         dmo_chunk_header_encode(h, &c);
-        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_NONE, &d), ==, -EBADMSG);
+        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_NONE, false, &d), ==, -EBADMSG);
         c.payload_len = 2 * PS;
         dmo_chunk_header_encode(h, &c);
-        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_NONE, &d), ==, 0);
+        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_NONE, false, &d), ==, 0);
 
         c.flags = DMO_CHUNK_COMPRESSED; /* compressed chunk in an uncompressed image */
         c.payload_len = 100;
         dmo_chunk_header_encode(h, &c);
-        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_NONE, &d), ==, -EBADMSG);
-        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, &d), ==, 0);
+        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_NONE, false, &d), ==, -EBADMSG);
+        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, false, &d), ==, 0);
         c.payload_len = 2 * PS; /* compression that does not pay is stored raw */
         dmo_chunk_header_encode(h, &c);
-        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, &d), ==, -EBADMSG);
+        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, false, &d), ==, -EBADMSG);
         c.zero_map = 0xf; /* all zero: nothing to compress */
         c.payload_len = 1;
         dmo_chunk_header_encode(h, &c);
-        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, &d), ==, -EBADMSG);
+        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, false, &d), ==, -EBADMSG);
 
         c = (struct dmo_chunk){.npages = 1, .payload_len = PS, .flags = 0x2};
         dmo_chunk_header_encode(h, &c);
-        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, &d), ==, -EBADMSG);
+        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, false, &d), ==, -EBADMSG);
 
         c = (struct dmo_chunk){.npages = 0, .payload_len = 0};
         dmo_chunk_header_encode(h, &c);
-        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, &d), ==, -EBADMSG);
+        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, false, &d), ==, -EBADMSG);
 
         /* A corrupt length is caught by the header's own checksum. */
         c = (struct dmo_chunk){.npages = 1, .payload_len = PS};
         dmo_chunk_header_encode(h, &c);
         dmo_put_le32(h + 28, 0x7fffffff);
-        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, &d), ==, -EBADMSG);
+        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, false, &d), ==, -EBADMSG);
         reseal_chunk(h);
-        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, &d), ==, -EBADMSG);
+        CHECK_INT(dmo_chunk_header_decode(h, PS, 4, DMO_COMPRESS_ZSTD, false, &d), ==, -EBADMSG);
 }
 
 static void test_fault_ids_are_stable(void)
@@ -891,22 +926,20 @@ static void test_fault_ids_are_stable(void)
                 CHECK(dmo_image_fault_id((enum dmo_image_fault)i) != NULL);
 }
 
-DMO_TEST_MAIN(T(test_header_round_trip_keeps_every_field),
-              T(test_header_negative_level_round_trips), T(test_header_every_bit_flip_is_refused),
-              T(test_header_field_bounds_are_enforced),
-              T(test_header_identity_without_nul_is_refused),
-              T(test_header_newer_minor_is_accepted),
-              T(test_header_newer_major_is_refused_as_unsupported),
-              T(test_header_encrypted_is_refused_not_misparsed),
-              T(test_header_bad_magic_or_length_is_corruption),
-              T(test_sig_install_makes_blkid_see_swsuspend_and_remove_gives_swap_back),
-              T(test_sig_works_with_large_page_sizes),
-              T(test_sig_parse_tells_plain_swap_foreign_and_not_swap_apart),
-              T(test_sig_corrupt_block_is_badmsg_and_still_removable),
-              T(test_sig_newer_major_is_unsupported),
-              T(test_sig_install_twice_keeps_original_magic),
-              T(test_sig_install_refuses_bad_arguments_and_full_badpage_list),
-              T(test_map_spanning_three_pages_loads), T(test_map_refuses_bad_extents),
-              T(test_map_refuses_inconsistent_totals_and_chains), T(test_map_page_round_trip),
-              T(test_chunk_header_round_trip_and_bit_flips),
-              T(test_chunk_header_refuses_inconsistent_fields), T(test_fault_ids_are_stable))
+DMO_TEST_MAIN(
+    T(test_header_round_trip_keeps_every_field), T(test_header_negative_level_round_trips),
+    T(test_header_every_bit_flip_is_refused), T(test_header_field_bounds_are_enforced),
+    T(test_header_identity_without_nul_is_refused), T(test_header_newer_minor_is_accepted),
+    T(test_header_newer_major_is_refused_as_unsupported),
+    T(test_header_encryption_section_round_trips), T(test_header_half_encrypted_is_refused),
+    T(test_header_bad_magic_or_length_is_corruption),
+    T(test_sig_install_makes_blkid_see_swsuspend_and_remove_gives_swap_back),
+    T(test_sig_works_with_large_page_sizes),
+    T(test_sig_parse_tells_plain_swap_foreign_and_not_swap_apart),
+    T(test_sig_corrupt_block_is_badmsg_and_still_removable), T(test_sig_newer_major_is_unsupported),
+    T(test_sig_install_twice_keeps_original_magic),
+    T(test_sig_install_refuses_bad_arguments_and_full_badpage_list),
+    T(test_map_spanning_three_pages_loads), T(test_map_refuses_bad_extents),
+    T(test_map_refuses_inconsistent_totals_and_chains), T(test_map_page_round_trip),
+    T(test_chunk_header_round_trip_and_bit_flips), T(test_chunk_header_refuses_inconsistent_fields),
+    T(test_fault_ids_are_stable))

@@ -193,16 +193,15 @@ static int patch_header(struct dmo_blockdev *dev, const struct dmo_image_result 
         return dmo_sig_write(dev, 0, PS, &s);
 }
 
-static void set_encrypted(uint8_t *page)
+/* An incompatible feature this reader does not implement (bit 1). */
+static void set_unknown_feature(uint8_t *page)
 {
         struct dmo_image_header h;
         uint8_t tmp[PS];
         memcpy(tmp, page, PS);
-        /* Decode refuses it once encrypted, so edit the valid one. */
+        /* Decode refuses it once flagged, so edit the valid one. */
         if (dmo_image_header_decode(tmp, PS, &h, NULL) == 0) {
-                h.flags |= DMO_IMAGE_F_ENCRYPTED;
-                h.crypto.cipher = DMO_CIPHER_XCHACHA20POLY1305_SECRETSTREAM;
-                h.crypto.kdf = DMO_KDF_ARGON2ID13;
+                h.flags |= 0x2u;
                 dmo_image_header_encode(page, PS, &h);
         }
 }
@@ -216,7 +215,7 @@ static void set_newer_major(uint8_t *page)
                 page[16 + i] = (uint8_t)(c >> (8 * i));
 }
 
-static void test_encrypted_and_newer_images_are_refused_clearly(void)
+static void test_unknown_feature_and_newer_images_are_refused_clearly(void)
 {
         char path[512];
         snprintf(path, sizeof(path), "%s/enc.swap", dmo_test_tmpdir());
@@ -231,7 +230,7 @@ static void test_encrypted_and_newer_images_are_refused_clearly(void)
         REQUIRE(tu_hibernate(dev, &a, 1, 50, &wp, &res) == 0);
 
         struct dmo_image_info info;
-        REQUIRE(patch_header(dev, &res, set_encrypted) == 0);
+        REQUIRE(patch_header(dev, &res, set_unknown_feature) == 0);
         CHECK_INT(dmo_image_probe(dev, 0, PS, &info), ==, -EPROTONOSUPPORT);
         CHECK_INT(info.fault, ==, DMO_FAULT_ENCRYPTED);
         struct dmo_image_reader *rd;
@@ -404,6 +403,6 @@ DMO_TEST_MAIN(T(test_round_trip_every_size_compression_and_layout),
               T(test_contiguous_slots_are_written_in_large_requests),
               T(test_signature_on_device_is_seen_by_blkid_and_clears),
               T(test_probe_refuses_what_is_not_a_swap_area),
-              T(test_encrypted_and_newer_images_are_refused_clearly),
+              T(test_unknown_feature_and_newer_images_are_refused_clearly),
               T(test_truncated_device_is_reported),
               T(test_writer_reports_full_swap_and_disk_errors), T(test_writer_refuses_bad_params))

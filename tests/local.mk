@@ -18,7 +18,7 @@ tests_fuzz_swap_header_test_LDADD = kernel/libdmo-kernel.a src/util/libdmo-util.
 check_PROGRAMS += tests/fuzz-codec-decode.test
 TESTS += tests/fuzz-codec-decode.test
 tests_fuzz_codec_decode_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-codec-decode.c
-tests_fuzz_codec_decode_test_LDADD = src/codec/libdmo-codec.a src/util/libdmo-util.a $(DMO_LIBS)
+tests_fuzz_codec_decode_test_LDADD = src/codec/libdmo-codec.a src/crypto/libdmo-crypto.a src/util/libdmo-util.a $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-image-chunk.test
 TESTS += tests/fuzz-image-chunk.test
@@ -39,6 +39,11 @@ check_PROGRAMS += tests/fuzz-resume.test
 TESTS += tests/fuzz-resume.test
 tests_fuzz_resume_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-resume.c tests/fuzz/memfile.h
 tests_fuzz_resume_test_LDADD = $(DMO_IMAGE_DEPS) $(DMO_LIBS)
+
+check_PROGRAMS += tests/fuzz-resume-encrypted.test
+TESTS += tests/fuzz-resume-encrypted.test
+tests_fuzz_resume_encrypted_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-resume-encrypted.c tests/fuzz/memfile.h
+tests_fuzz_resume_encrypted_test_LDADD = $(DMO_IMAGE_DEPS) $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-font.test
 TESTS += tests/fuzz-font.test
@@ -77,8 +82,8 @@ tests_fuzz_bmp_test_LDADD = src/splash/libdmo-splash.a src/progress/libdmo-progr
 # deterministic driver. tests/fuzz/run-libfuzzer runs one target on a working
 # copy of its seed corpus and prints one ok/not ok line (tests/fuzz/README.md).
 FUZZ_SECONDS = 60
-FUZZ_TARGETS = config cmdline swap-header codec-decode image-chunk image-extents image-header keys png theme plymouth bmp resume font
-DMO_FUZZ_BINS = tests/fuzz/fuzz-config tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-swap-header tests/fuzz/fuzz-codec-decode tests/fuzz/fuzz-image-chunk tests/fuzz/fuzz-image-extents tests/fuzz/fuzz-image-header tests/fuzz/fuzz-keys tests/fuzz/fuzz-png tests/fuzz/fuzz-theme tests/fuzz/fuzz-plymouth tests/fuzz/fuzz-bmp tests/fuzz/fuzz-resume tests/fuzz/fuzz-font
+FUZZ_TARGETS = config cmdline swap-header codec-decode image-chunk image-extents image-header keys png theme plymouth bmp resume resume-encrypted font
+DMO_FUZZ_BINS = tests/fuzz/fuzz-config tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-swap-header tests/fuzz/fuzz-codec-decode tests/fuzz/fuzz-image-chunk tests/fuzz/fuzz-image-extents tests/fuzz/fuzz-image-header tests/fuzz/fuzz-keys tests/fuzz/fuzz-png tests/fuzz/fuzz-theme tests/fuzz/fuzz-plymouth tests/fuzz/fuzz-bmp tests/fuzz/fuzz-resume tests/fuzz/fuzz-resume-encrypted tests/fuzz/fuzz-font
 EXTRA_PROGRAMS = $(DMO_FUZZ_BINS)
 CLEANFILES += $(DMO_FUZZ_BINS)
 tests_fuzz_fuzz_config_SOURCES = tests/fuzz/fuzz-config.c
@@ -119,6 +124,9 @@ tests_fuzz_fuzz_bmp_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 
 tests_fuzz_fuzz_resume_SOURCES = tests/fuzz/fuzz-resume.c
 tests_fuzz_fuzz_resume_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_resume_encrypted_SOURCES = tests/fuzz/fuzz-resume-encrypted.c
+tests_fuzz_fuzz_resume_encrypted_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 
 tests_fuzz_fuzz_font_SOURCES = tests/fuzz/fuzz-font.c
 tests_fuzz_fuzz_font_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer

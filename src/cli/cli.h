@@ -12,6 +12,8 @@
  *   -ENOTRECOVERABLE   simulated kernel: restored memory differs        → 4
  *   -EEXIST            resume: the image could not be removed, it is
  *                      still on disk (stop the boot)                    → 7
+ *   -EKEYREJECTED, -ENOKEY  resume: encrypted, and no right key was
+ *                      given: the image is on disk, untouched           → 8
  *   -EXDEV             resume: the image is another kernel's and is kept
  *                      (restart into that kernel)                       → 9
  *   any other errno    the command failed: hibernate 6, resume 3 (image
@@ -26,11 +28,14 @@
  *              configuration error, 3 image refused: nothing restored, swap
  *              area usable again, 4 simulated kernel only: restored content
  *              did not match (a bug), 7 the image could not be removed
- *              (read-only device): still on disk, stop the boot, 9 the
- *              image was made by another kernel and is kept: restart and
- *              choose that kernel (or discard it with noresume).
+ *              (read-only device): still on disk, stop the boot,
+ *              8 encrypted image not unlocked (wrong or no passphrase/key):
+ *              left on disk untouched; resume again, or --noresume,
+ *              9 the image was made by another kernel and is kept: restart
+ *              and choose that kernel (or discard it with noresume).
  *   info:      0 an image is present, 1 no image, 2 usage, 3 damaged image.
- *   preview, theme check: 0 done and clean, 2 usage, 6 failed or errors.
+ *   preview, theme check, keygen: 0 done and clean, 2 usage, 6 failed or
+ *              errors.
  *
  * Messages go to stderr as "dormouse: error: ..." (something failed) or
  * "dormouse: note: ..." (something worth knowing; the command goes on).
@@ -54,6 +59,7 @@ enum dmo_cli_command {
         DMO_CMD_INFO,
         DMO_CMD_PREVIEW,
         DMO_CMD_THEME,
+        DMO_CMD_KEYGEN,
 };
 
 /* The one map from how a command ended (0 or a negative errno, see above)
@@ -131,6 +137,10 @@ enum {
         OPT_SHUTDOWN,
         OPT_JSON,
         OPT_NORESUME,
+        OPT_ENCRYPT,
+        OPT_KEY_FILE,
+        OPT_PUBLIC_KEY,
+        OPT_SECRET_KEY,
         OPT_HELP,
 };
 
@@ -158,6 +168,7 @@ int dmo_cmd_resume(int argc, char **argv);
 int dmo_cmd_info(int argc, char **argv);
 int dmo_cmd_preview(int argc, char **argv);
 int dmo_cmd_theme(int argc, char **argv);
+int dmo_cmd_keygen(int argc, char **argv);
 
 /* Resolves where the image lives: --resume-device, then the config's
  * "resume device", then resume= on the kernel command line. Fills the swap

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/config.h"
 #include "cli/display.h"
+#include "cli/keys.h"
 #include "engine/engine.h"
 #include "util/i18n.h"
 #include "util/parse.h"
@@ -25,6 +26,9 @@ static void usage(FILE *f)
               "  --compress-level N     0 to 22 (default 0: the fastest)\n"
               "  --image-size BYTES     preferred image size (kernel may go below)\n"
               "  --shutdown platform|shutdown|reboot|suspend\n"
+              "  --encrypt passphrase|pubkey|none  (default none: the image is plain on disk)\n"
+              "  --key-file FILE        passphrase from FILE (mode 0600) instead of asking\n"
+              "  --public-key FILE      pubkey mode: default %s\n"
               "  --splash kms|fbdev|text|png:DIR|none\n"
               "  --theme NAME           splash theme\n"
               "  --threads N            compression workers (0 = one per CPU)\n"
@@ -32,14 +36,18 @@ static void usage(FILE *f)
               "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
               "  --sim-size SIZE --sim-seed N --sim-fault SPEC --sim-kernel-release R\n"
               "  --debug-step-delay MS  pause at each percent of the data phase (screenshots)\n"),
-            DMO_SYSCONFDIR "/dormouse.conf");
+            dmo_cli_default_public_key, DMO_SYSCONFDIR "/dormouse.conf");
 }
 
 struct hibernate_cmd {
         struct dmo_cli_common c;
         struct dmo_hibernate_config hc;
         const char *compress, *shutdown, *image_size; /* as given */
-        int level;                                    /* --compress-level; < 0: not given */
+        const char *encrypt;                          /* --encrypt as given */
+        struct dmo_cli_keyopts keys;
+        struct dmo_crypto_key *key; /* encrypted: this image's key, ours */
+        struct dmo_crypto_envelope envelope;
+        int level; /* --compress-level; < 0: not given */
         bool help;
         char path[512];    /* the resolved resume device */
         char failure[512]; /* what went wrong, for the splash and stderr */
@@ -54,6 +62,9 @@ static int parse_options(struct hibernate_cmd *h, int argc, char **argv)
             {"compress-level", required_argument, NULL, OPT_COMPRESS_LEVEL},
             {"image-size", required_argument, NULL, OPT_IMAGE_SIZE},
             {"shutdown", required_argument, NULL, OPT_SHUTDOWN},
+            {"encrypt", required_argument, NULL, OPT_ENCRYPT},
+            {"key-file", required_argument, NULL, OPT_KEY_FILE},
+            {"public-key", required_argument, NULL, OPT_PUBLIC_KEY},
             {0},
         };
         uint64_t v;
@@ -79,6 +90,15 @@ static int parse_options(struct hibernate_cmd *h, int argc, char **argv)
                         break;
                 case OPT_SHUTDOWN:
                         h->shutdown = optarg;
+                        break;
+                case OPT_ENCRYPT:
+                        h->encrypt = optarg;
+                        break;
+                case OPT_KEY_FILE:
+                        h->keys.key_file = optarg;
+                        break;
+                case OPT_PUBLIC_KEY:
+                        h->keys.public_key = optarg;
                         break;
                 case OPT_HELP:
                         usage(stdout);
@@ -126,6 +146,17 @@ static int parse_config(struct hibernate_cmd *h)
                               h->shutdown);
                 return -EINVAL;
         }
+        h->keys.mode = c->config.encrypt;
+        if (h->encrypt && dmo_encrypt_mode_parse(h->encrypt, &h->keys.mode) < 0) {
+                dmo_cli_error(_("--encrypt: \"%s\" is unknown; use passphrase, pubkey or none"),
+                              h->encrypt);
+                return -EINVAL;
+        }
+        if (!h->keys.key_file && c->config.key_file[0])
+                h->keys.key_file = c->config.key_file;
+        if (!h->keys.public_key && c->config.public_key[0])
+                h->keys.public_key = c->config.public_key;
+        h->keys.kdf = c->config.kdf;
         if (h->image_size) {
                 if (dmo_cli_parse_size("--image-size", h->image_size, 0, INT64_MAX, &bytes) < 0)
                         return -EINVAL;
@@ -177,6 +208,19 @@ static int run(struct hibernate_cmd *h)
         /* The splash loads everything it will ever need before the freeze. */
         dmo_cli_splash_init(&cs, &h->c, DMO_MODE_HIBERNATE, progress);
         dmo_splash_session_new(&cs.params, &splash);
+        dmo_cli_warn_readable_swap(h->hc.target.path, h->keys.mode != DMO_ENCRYPT_NONE);
+        if (h->keys.mode != DMO_ENCRYPT_NONE) {
+                /* Asked for and derived now: nothing secret is made after
+                 * the snapshot. */
+                r = dmo_cli_hibernate_key(&h->keys, splash, &h->key, &h->envelope);
+                if (r < 0) {
+                        dmo_splash_session_free(splash);
+                        r = r == -ECANCELED ? -ECANCELED : -EKEYREJECTED;
+                        goto out;
+                }
+                h->hc.key = h->key;
+                h->hc.envelope = &h->envelope;
+        }
         h->hc.progress = progress;
         set_hooks(&h->hc, splash);
         dmo_engine_hibernate(snap, &h->hc, &h->res);
@@ -193,6 +237,8 @@ static int run(struct hibernate_cmd *h)
         dmo_splash_session_fail(splash, h->failure[0] ? h->failure : NULL);
         dmo_splash_session_free(splash);
 out:
+        dmo_crypto_key_free(h->key);
+        h->key = NULL;
         dmo_snapshot_free(snap);
         dmo_progress_free(progress);
         return r;

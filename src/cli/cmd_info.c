@@ -33,6 +33,22 @@ static const char *const fault_text_table[DMO_FAULT_COUNT] = {
 };
 DMO_STRING_TABLE_TO_STRING(static, fault_text, enum dmo_image_fault, fault_text_table, "?")
 
+/* The mode and costs, which need no key; and plainly when there is none. */
+static void print_encryption(const struct dmo_image_header *h)
+{
+        const struct dmo_crypto_envelope *e = &h->crypto.env;
+        if (!(h->flags & DMO_IMAGE_F_ENCRYPTED))
+                printf("%s", _("  encryption:   none (the memory is readable on the swap area)\n"));
+        else if (e->mode == DMO_ENCRYPT_PASSPHRASE)
+                printf(_("  encryption:   passphrase (XChaCha20-Poly1305; Argon2id, %llu passes, "
+                         "%llu KiB)\n"),
+                       (unsigned long long)e->opslimit, (unsigned long long)(e->memlimit >> 10));
+        else
+                printf("%s",
+                       _("  encryption:   public key (XChaCha20-Poly1305; image key sealed to "
+                         "an X25519 key)\n"));
+}
+
 static void print_human(const char *path, int r, const struct dmo_image_info *info)
 {
         const struct dmo_image_header *h = &info->header;
@@ -74,7 +90,7 @@ static void print_human(const char *path, int r, const struct dmo_image_info *in
         printf(_("  layout:       header at byte %llu, %llu extents in %u map pages\n"),
                (unsigned long long)info->sig.header_offset, (unsigned long long)h->extent_count,
                h->map_pages);
-        printf(_("  encryption:   %s\n"), h->crypto.cipher ? _("yes") : _("none"));
+        print_encryption(h);
 }
 
 struct info_cmd {

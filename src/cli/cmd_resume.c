@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/display.h"
+#include "cli/keys.h"
 #include "engine/engine.h"
 #include "util/i18n.h"
 #include "util/printable.h"
@@ -22,16 +23,18 @@ static void usage(FILE *f)
               "  --resume-offset PAGES  swap header offset (swap files)\n"
               "  --cmdline FILE         kernel command line to read (default /proc/cmdline)\n"
               "  --noresume             discard the image instead of restoring it\n"
+              "  --key-file FILE        passphrase of an encrypted image from FILE (mode 0600)\n"
+              "  --secret-key FILE      pubkey mode: default %s\n"
               "  --splash kms|fbdev|text|png:DIR|none   --theme NAME   --threads N\n"
               "  --config FILE          default %s\n"
               "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
               "  --sim-seed N --sim-fault SPEC --sim-kernel-release R --sim-proc DIR\n\n"
               "Exit status: 0 restored, 1 no image, 2 usage, 3 image refused (swap usable "
               "again),\n4 simulated kernel: restored content differed, 7 the image could not be "
-              "removed:\nit is still on disk; stop the boot. 9 the image was made by another "
-              "kernel and "
-              "is\nkept: restart and choose that kernel.\n"),
-            DMO_SYSCONFDIR "/dormouse.conf");
+              "removed:\nit is still on disk; stop the boot. 8 encrypted image not unlocked "
+              "(wrong or no\npassphrase): left on disk untouched. 9 the image was made by "
+              "another kernel and\nis kept: restart and choose that kernel.\n"),
+            dmo_cli_default_secret_key, DMO_SYSCONFDIR "/dormouse.conf");
 }
 
 /* The splash comes up only once there is an image to restore: a normal
@@ -60,6 +63,12 @@ static struct dmo_splash_session *splash_ready(struct resume_ui *ui)
                 ui->launch = NULL;
         }
         return ui->session;
+}
+
+/* The unlock hook's way to the splash: up by then, or NULL. */
+static struct dmo_splash_session *unlock_splash(void *ctx)
+{
+        return splash_ready(ctx);
 }
 
 static void redraw_splash(void *ctx)
@@ -114,6 +123,8 @@ static bool discard_other_kernel_image(void *ctx, const char *image_release,
 struct resume_cmd {
         struct dmo_cli_common c;
         struct dmo_resume_config rc;
+        struct dmo_cli_keyopts keys;
+        struct dmo_cli_unlock unlock;
         bool noresume; /* --noresume */
         bool help;
         char path[512]; /* the resolved resume device */
@@ -127,6 +138,8 @@ static int parse_options(struct resume_cmd *m, int argc, char **argv)
         static const struct option opts[] = {
             DMO_CLI_COMMON_LONG_OPTIONS,
             {"noresume", no_argument, NULL, OPT_NORESUME},
+            {"key-file", required_argument, NULL, OPT_KEY_FILE},
+            {"secret-key", required_argument, NULL, OPT_SECRET_KEY},
             {0},
         };
         int opt, r;
@@ -139,6 +152,10 @@ static int parse_options(struct resume_cmd *m, int argc, char **argv)
                         continue;
                 if (opt == OPT_NORESUME) {
                         m->noresume = true;
+                } else if (opt == OPT_KEY_FILE) {
+                        m->keys.key_file = optarg;
+                } else if (opt == OPT_SECRET_KEY) {
+                        m->keys.secret_key = optarg;
                 } else if (opt == OPT_HELP) {
                         usage(stdout);
                         m->help = true;
@@ -170,6 +187,11 @@ static int parse(struct resume_cmd *m, int argc, char **argv)
             .lock_memory = !m->c.simulated,
             .profile = dmo_cli_profiling(),
         };
+        const struct dmo_config *cfg = &m->c.config;
+        if (!m->keys.key_file && cfg->key_file[0])
+                m->keys.key_file = cfg->key_file;
+        if (!m->keys.secret_key && cfg->secret_key[0])
+                m->keys.secret_key = cfg->secret_key;
         r = dmo_cli_swap_target(&m->c, true, &m->rc.target, m->path, sizeof(m->path),
                                 &cmdline_noresume);
         m->rc.noresume = m->noresume || cmdline_noresume;
@@ -199,7 +221,15 @@ static int run(struct resume_cmd *m)
             .stats_ready = dmo_cli_print_profile,
             .discard_other_kernel_image = discard_other_kernel_image,
         };
+        m->unlock = (struct dmo_cli_unlock){
+            .opts = &m->keys,
+            .splash = unlock_splash,
+            .splash_ctx = &ui,
+        };
+        m->rc.unlock = dmo_cli_unlock;
+        m->rc.unlock_ctx = &m->unlock;
         dmo_engine_resume(snap, &m->rc, &m->res);
+        dmo_cli_unlock_release(&m->unlock);
         m->result = dmo_cli_resume_describe(&m->rc, &m->res, m->msg, sizeof(m->msg));
         /* A refusal stays on the screen long enough to be read. */
         dmo_splash_session_fail(splash_ready(&ui), m->msg[0] ? m->msg : NULL);

@@ -20,6 +20,8 @@ void dmo_config_init(struct dmo_config *cfg)
         cfg->compress = DMO_COMPRESS_LZ4;
         cfg->shutdown = DMO_SHUTDOWN_PLATFORM;
         cfg->resume_timeout_ms = -1;
+        cfg->encrypt = DMO_ENCRYPT_NONE;
+        cfg->kdf = (struct dmo_kdf_costs){DMO_KDF_OPSLIMIT_DEFAULT, DMO_KDF_MEMLIMIT_DEFAULT};
 }
 
 static void add_note(struct dmo_config_notes *notes, enum dmo_config_note_kind kind, unsigned line,

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "codec/codec.h"
+#include "crypto/crypto.h"
 #include "engine/engine.h"
 #include "util/parse.h" /* dmo_parse_size() for the option parsers */
 
@@ -32,7 +33,12 @@ struct dmo_config {
         unsigned threads; /* 0: one per CPU */
         char splash[64];  /* "kms", "fbdev", "text", "none", "png:DIR"; "" = automatic */
         char theme[128];
-        int resume_timeout_ms; /* how long resume waits for the device; < 0: not set */
+        int resume_timeout_ms;         /* how long resume waits for the device; < 0: not set */
+        enum dmo_encrypt_mode encrypt; /* "encrypt": none (default), passphrase, pubkey */
+        char key_file[256];            /* "key file": passphrase from this file */
+        char public_key[256];          /* "public key": pubkey mode, hibernate */
+        char secret_key[256];          /* "secret key": pubkey mode, resume */
+        struct dmo_kdf_costs kdf;      /* "kdf ops", "kdf memory": Argon2id costs */
 };
 
 enum dmo_config_note_kind {

@@ -21,6 +21,12 @@ enum key_id {
         KEY_SPLASH,
         KEY_THEME,
         KEY_RESUME_TIMEOUT,
+        KEY_ENCRYPT,
+        KEY_KEY_FILE,
+        KEY_PUBLIC_KEY,
+        KEY_SECRET_KEY,
+        KEY_KDF_OPS,
+        KEY_KDF_MEMORY,
 };
 
 /* Canonical spelling: lower case, words joined by '-'. */
@@ -35,6 +41,12 @@ static const char *const key_table[] = {
     [KEY_SPLASH] = "splash",
     [KEY_THEME] = "theme",
     [KEY_RESUME_TIMEOUT] = "resume-timeout",
+    [KEY_ENCRYPT] = "encrypt",
+    [KEY_KEY_FILE] = "key-file",
+    [KEY_PUBLIC_KEY] = "public-key",
+    [KEY_SECRET_KEY] = "secret-key",
+    [KEY_KDF_OPS] = "kdf-ops",
+    [KEY_KDF_MEMORY] = "kdf-memory",
 };
 static const char *const key_alias_table[] = {
     [KEY_COMPRESS] = "compression",
@@ -46,9 +58,8 @@ DMO_STRING_TABLE_FROM_STRING(static, key_from_alias, enum key_id, key_alias_tabl
 
 /* suspend-utils keys with no meaning here (see doc/config.md) */
 static const char *const ignored_keys[] = {
-    "snapshot-device",    "suspend-loglevel", "max-loglevel",
-    "early-writeout",     "compute-checksum", "encrypt",
-    "rsa-key-file",       "resume-pause",     "debug-test-file",
+    "snapshot-device",    "suspend-loglevel", "max-loglevel",       "early-writeout",
+    "compute-checksum",   "rsa-key-file",     "resume-pause",       "debug-test-file",
     "debug-verify-image", "fbsplash-theme",   "resume-device-uuid",
 };
 
@@ -85,6 +96,54 @@ static bool parse_bool(const char *s, bool *out)
                 return true;
         }
         return false;
+}
+
+static int set_path(char *dst, size_t len, const char *value)
+{
+        if (!*value || strlen(value) >= len)
+                return -EINVAL;
+        snprintf(dst, len, "%s", value);
+        return 0;
+}
+
+static int apply_crypto(struct dmo_config *cfg, enum key_id id, const char *value)
+{
+        uint64_t n;
+        bool b;
+        struct dmo_kdf_costs c = cfg->kdf;
+
+        switch (id) {
+        case KEY_ENCRYPT:
+                /* suspend-utils said "encrypt = y": it meant a passphrase. */
+                if (dmo_encrypt_mode_parse(value, &cfg->encrypt) == 0)
+                        return 0;
+                if (!parse_bool(value, &b))
+                        return -EINVAL;
+                cfg->encrypt = b ? DMO_ENCRYPT_PASSPHRASE : DMO_ENCRYPT_NONE;
+                return 0;
+        case KEY_KEY_FILE:
+                return set_path(cfg->key_file, sizeof(cfg->key_file), value);
+        case KEY_PUBLIC_KEY:
+                return set_path(cfg->public_key, sizeof(cfg->public_key), value);
+        case KEY_SECRET_KEY:
+                return set_path(cfg->secret_key, sizeof(cfg->secret_key), value);
+        case KEY_KDF_OPS:
+                if (dmo_parse_u64_range(value, DMO_KDF_OPSLIMIT_MIN, DMO_KDF_OPSLIMIT_MAX, &n) < 0)
+                        return -EINVAL;
+                c.opslimit = n;
+                break;
+        case KEY_KDF_MEMORY:
+                if (dmo_parse_size(value, &n) < 0)
+                        return -EINVAL;
+                c.memlimit = n;
+                break;
+        default:
+                return -EINVAL;
+        }
+        if (dmo_kdf_costs_check(&c) < 0)
+                return -EINVAL;
+        cfg->kdf = c;
+        return 0;
 }
 
 static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
@@ -162,6 +221,13 @@ static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
                         return -EINVAL;
                 cfg->resume_timeout_ms = (int)n;
                 return 0;
+        case KEY_ENCRYPT:
+        case KEY_KEY_FILE:
+        case KEY_PUBLIC_KEY:
+        case KEY_SECRET_KEY:
+        case KEY_KDF_OPS:
+        case KEY_KDF_MEMORY:
+                return apply_crypto(cfg, id, value);
         }
         return -EINVAL;
 }

@@ -58,7 +58,8 @@ void dmo_cli_splash_init(struct dmo_cli_splash *cs, const struct dmo_cli_common 
             .paths = &cs->paths,
             /* Esc and Backspace cancel a hibernation; a resume has nothing
              * left to cancel, but its questions (an image of another
-             * kernel) are answered from here. */
+             * kernel) and an encrypted image's passphrase are answered
+             * from here. */
             .key_tty_fd = STDIN_FILENO,
             .tty0 = "/dev/tty0",
             .tty_prefix = "/dev/tty",

@@ -41,7 +41,8 @@ enum {
         DMO_EXIT_MISMATCH = 4,
         DMO_EXIT_CANCELLED = 5,
         DMO_EXIT_FAILED = 6,
-        DMO_EXIT_KEPT = 7, /* resume: the image is still on disk; do not boot on */
+        DMO_EXIT_KEPT = 7,   /* resume: the image is still on disk; do not boot on */
+        DMO_EXIT_LOCKED = 8, /* resume: encrypted, not unlocked; the image is untouched */
         /* resume: kept for the kernel that made it; restart into that one */
         DMO_EXIT_OTHER_KERNEL = 9,
 };
@@ -58,6 +59,8 @@ static const struct {
     {DMO_CMD_RESUME, -ENODATA, DMO_EXIT_NO_IMAGE},
     {DMO_CMD_RESUME, -ENOTRECOVERABLE, DMO_EXIT_MISMATCH},
     {DMO_CMD_RESUME, -EEXIST, DMO_EXIT_KEPT},
+    {DMO_CMD_RESUME, -EKEYREJECTED, DMO_EXIT_LOCKED},
+    {DMO_CMD_RESUME, -ENOKEY, DMO_EXIT_LOCKED},
     {DMO_CMD_RESUME, -EXDEV, DMO_EXIT_OTHER_KERNEL},
     {DMO_CMD_RESUME, 0, DMO_EXIT_REFUSED},
     {DMO_CMD_INFO, -ENODATA, DMO_EXIT_NO_IMAGE},
@@ -65,6 +68,7 @@ static const struct {
     {DMO_CMD_INFO, 0, DMO_EXIT_REFUSED},
     {DMO_CMD_PREVIEW, 0, DMO_EXIT_FAILED},
     {DMO_CMD_THEME, 0, DMO_EXIT_FAILED},
+    {DMO_CMD_KEYGEN, 0, DMO_EXIT_FAILED},
     {DMO_CMD_MAIN, 0, DMO_EXIT_USAGE},
 };
 

@@ -6,19 +6,21 @@ src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/co
 	src/cli/cli.h src/cli/common.c src/cli/exit.c src/cli/kernel.c src/cli/target.c \
 	src/cli/steps.c src/cli/resume_report.c \
 	src/cli/display.c src/cli/display.h \
+	src/cli/keys.c src/cli/keys.h src/cli/cmd_keygen.c \
 	src/cli/cmd_hibernate.c src/cli/cmd_resume.c src/cli/cmd_info.c src/cli/cmd_splash.c
 
 check_PROGRAMS += tests/cli-config.test
 TESTS += tests/cli-config.test
 tests_cli_config_test_SOURCES = tests/cli-config.c
 tests_cli_config_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/splash/libdmo-splash.a \
-	src/codec/libdmo-codec.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
+	src/codec/libdmo-codec.a src/crypto/libdmo-crypto.a src/progress/libdmo-progress.a \
+	src/util/libdmo-util.a $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-config.test
 TESTS += tests/fuzz-config.test
 tests_fuzz_config_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-config.c
 tests_fuzz_config_test_LDADD = src/cli/libdmo-cli.a src/splash/libdmo-splash.a src/codec/libdmo-codec.a \
-	src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
+	src/crypto/libdmo-crypto.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
 
 # The program end to end on the simulated kernel.
 check_PROGRAMS += tests/engine-roundtrip.test
@@ -45,3 +47,10 @@ TESTS += tests/cli-options.test
 tests_cli_options_test_SOURCES = tests/cli-options.c
 tests_cli_options_test_LDADD = tests/libdmotest.a
 tests/cli-options.log: dormouse$(EXEEXT)
+
+# Encrypted round trips through the program, and no plain memory on disk.
+check_PROGRAMS += tests/engine-encryption.test
+TESTS += tests/engine-encryption.test
+tests_engine_encryption_test_SOURCES = tests/engine-encryption.c
+tests_engine_encryption_test_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS) -lutil
+tests/engine-encryption.log: dormouse$(EXEEXT)

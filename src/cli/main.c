@@ -17,20 +17,21 @@ static void usage(FILE *f)
                   "  resume        restore a hibernated system (from the initramfs)\n"
                   "  info DEVICE   describe the hibernation image on a swap area\n"
                   "  preview       render a theme to PNG\n"
-                  "  theme check DIR   lint a theme\n\n"
+                  "  theme check DIR   lint a theme\n"
+                  "  keygen        make the key pair for encrypt = pubkey\n\n"
                   "\"dormouse COMMAND --help\" describes a command's options.\n"));
 }
 
 static const char *const command_table[] = {
     [DMO_CMD_HIBERNATE] = "hibernate", [DMO_CMD_RESUME] = "resume", [DMO_CMD_INFO] = "info",
-    [DMO_CMD_PREVIEW] = "preview",     [DMO_CMD_THEME] = "theme",
+    [DMO_CMD_PREVIEW] = "preview",     [DMO_CMD_THEME] = "theme",   [DMO_CMD_KEYGEN] = "keygen",
 };
 DMO_DEFINE_STRING_TABLE_LOOKUP(static, command, enum dmo_cli_command)
 
 static int (*const command_run[])(int argc, char **argv) = {
     [DMO_CMD_HIBERNATE] = dmo_cmd_hibernate, [DMO_CMD_RESUME] = dmo_cmd_resume,
     [DMO_CMD_INFO] = dmo_cmd_info,           [DMO_CMD_PREVIEW] = dmo_cmd_preview,
-    [DMO_CMD_THEME] = dmo_cmd_theme,
+    [DMO_CMD_THEME] = dmo_cmd_theme,         [DMO_CMD_KEYGEN] = dmo_cmd_keygen,
 };
 
 int main(int argc, char **argv)

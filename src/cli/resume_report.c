@@ -80,6 +80,14 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
         case DMO_RESUME_NO_IMAGE:
                 return -ENODATA; /* quiet: this is every normal boot */
         case DMO_RESUME_DISCARDED:
+                if (res->step == DMO_STEP_UNLOCK) {
+                        fprintf(stderr,
+                                _("dormouse: as you chose, the encrypted hibernation image on %s "
+                                  "was discarded without resuming; %s is a plain swap area "
+                                  "again\n"),
+                                dev, dev);
+                        return -ENODATA;
+                }
                 fprintf(stderr,
                         _("dormouse: noresume: the hibernation image on %s was discarded; %s is a "
                           "plain swap area again\n"),
@@ -151,6 +159,21 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
                          dev, made_by, running, made_by);
                 return -EXDEV;
         }
+        case DMO_RESUME_LOCKED:
+                if (res->error == -ENOKEY)
+                        snprintf(msg, len,
+                                 _("%s: the image is encrypted and no key was available; it is "
+                                   "left on disk untouched. Resume again with its passphrase "
+                                   "(--key-file FILE, or on a terminal), or discard it with "
+                                   "--noresume"),
+                                 dev);
+                else
+                        snprintf(msg, len,
+                                 _("%s: the passphrase or key was not accepted; the encrypted "
+                                   "image is left on disk untouched. Resume again with the right "
+                                   "one, or discard it with --noresume"),
+                                 dev);
+                return res->error;
         case DMO_RESUME_KEPT:
                 snprintf(msg, len,
                          _("%s: the image could not be removed from the swap area (%s); it is "

@@ -73,6 +73,7 @@ static const char *const step_text_table[] = {
     [DMO_STEP_WRITE_KERNEL] = N_("handing the image to the kernel"),
     [DMO_STEP_RESTORE] = N_("restoring"),
     [DMO_STEP_BOOT_STAGE] = N_("checking that this is an early boot"),
+    [DMO_STEP_UNLOCK] = N_("unlocking the encrypted image"),
 };
 DMO_STRING_TABLE_TO_STRING(static, step_text, enum dmo_step, step_text_table, NULL)
 

@@ -8,6 +8,8 @@
 
 #include <xxhash.h>
 
+#include "crypto/crypto.h"
+
 uint64_t dmo_hash64(const void *data, size_t len)
 {
         return XXH3_64bits(data, len);
@@ -60,7 +62,7 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
         const size_t ps = k->page_size;
         const uint32_t n = ch->npages;
 
-        if (n == 0 || n > k->chunk_pages)
+        if (n == 0 || n > k->chunk_pages || (k->encrypted && !k->key))
                 return -EINVAL;
 
         uint64_t zero_map = 0;
@@ -104,6 +106,21 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
 
         ch->zero_map = zero_map;
         ch->flags = flags;
+        ch->error = 0;
+        if (k->encrypted) {
+                const struct dmo_crypto_chunk_ad ad = {
+                    .index = ch->seq,
+                    .npages = n,
+                    .zero_map = zero_map,
+                    .flags = flags,
+                    .plain_len = (uint32_t)len,
+                };
+                dmo_crypto_chunk_seal(k->key, &ad, ch->payload);
+                ch->payload_len = (uint32_t)len + DMO_CRYPTO_TAG_LEN;
+                ch->payload_hash = k->hash(ch->payload, ch->payload_len);
+                ch->pages_hash = 0;
+                return 0;
+        }
         ch->payload_len = (uint32_t)len;
         ch->payload_hash = k->hash(ch->payload, len);
         /* Stored as it is, without holes: the payload is the pages. */
@@ -132,17 +149,32 @@ static int decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
         /* Never hand unverified bytes to a decompressor. */
         if (k->hash(ch->payload, ch->payload_len) != ch->payload_hash)
                 return -EBADMSG;
+        uint32_t len = ch->payload_len;
+        if (k->encrypted) {
+                /* Authenticated and decrypted before anything reads it. */
+                if (!k->key || len < DMO_CRYPTO_TAG_LEN)
+                        return -EBADMSG;
+                len -= DMO_CRYPTO_TAG_LEN;
+                const struct dmo_crypto_chunk_ad ad = {
+                    .index = ch->seq,
+                    .npages = n,
+                    .zero_map = ch->zero_map,
+                    .flags = ch->flags,
+                    .plain_len = len,
+                };
+                if (dmo_crypto_chunk_open(k->key, &ad, ch->payload) < 0)
+                        return -EBADMSG;
+        }
 
         const uint8_t *src;
         if (ch->flags & DMO_CHUNK_COMPRESSED) {
                 if (nz == 0 || k->ops->algo == DMO_COMPRESS_NONE)
                         return -EBADMSG;
-                if (k->ops->decompress(k->ctx, ch->payload, ch->payload_len, ch->pages, nz_bytes) <
-                    0)
+                if (k->ops->decompress(k->ctx, ch->payload, len, ch->pages, nz_bytes) < 0)
                         return -EBADMSG;
                 src = ch->pages;
         } else {
-                if (ch->payload_len != nz_bytes)
+                if (len != nz_bytes)
                         return -EBADMSG;
                 src = ch->payload;
         }
@@ -161,7 +193,8 @@ static int decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
                 }
         }
 
-        if (k->hash(ch->pages, n * ps) != ch->pages_hash)
+        /* Encrypted: the tag already vouched for these bytes. */
+        if (!k->encrypted && k->hash(ch->pages, n * ps) != ch->pages_hash)
                 return -EBADMSG;
         return 0;
 }

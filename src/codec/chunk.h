@@ -9,6 +9,7 @@
 #ifndef DMO_CODEC_CHUNK_H
 #define DMO_CODEC_CHUNK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,9 +25,11 @@ struct dmo_chunk_coder {
         unsigned chunk_pages;
         uint32_t capacity;
         dmo_hash_fn hash; /* xxh3-64, the faster implementation on this CPU */
+        bool encrypted;
+        const struct dmo_crypto_key *key; /* encrypted: seal/open with it */
 };
 
-/* 0, or -EINVAL when npages is out of range. */
+/* 0, or -EINVAL when npages is out of range (or encrypted without a key). */
 int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch);
 
 /* Sets and returns ch->error: 0, or -EBADMSG. */

@@ -18,6 +18,7 @@
 
 #include "codec/chunk.h"
 #include "codec/compress.h"
+#include "crypto/crypto.h"
 
 #define CACHELINE       64
 #define MAX_THREADS     1024u
@@ -50,6 +51,7 @@ struct worker {
 
 struct dmo_codec {
         dmo_hash_fn hash; /* picked for this CPU in dmo_codec_new */
+        const struct dmo_crypto_key *key;
         struct dmo_codec_params params;
         const struct dmo_compressor_ops *ops;
         uint32_t capacity;
@@ -160,6 +162,8 @@ static int coder_init(struct dmo_codec *c, struct dmo_chunk_coder *k, bool encod
         k->chunk_pages = c->params.chunk_pages;
         k->capacity = c->capacity;
         k->hash = c->hash;
+        k->encrypted = c->params.encrypted;
+        k->key = c->key;
         /* A decoder's scratch coder still encodes (tests, fuzzers), at the
          * fast default: the level it was given is only the image's label. */
         int level = c->params.dir == DMO_CODEC_ENCODE ? c->params.level : 0;
@@ -217,6 +221,8 @@ int dmo_codec_new(const struct dmo_codec_params *params, struct dmo_codec **out)
         size_t chunk_bytes = (size_t)params->chunk_pages * params->page_size;
         size_t bound = c->ops->bound(chunk_bytes);
         c->capacity = (uint32_t)(bound > chunk_bytes ? bound : chunk_bytes);
+        if (params->encrypted)
+                c->capacity += DMO_CRYPTO_TAG_LEN;
 
         if (params->inline_work) {
                 c->nworkers = 0;
@@ -324,6 +330,21 @@ uint32_t dmo_codec_payload_capacity(const struct dmo_codec *c)
         return c->capacity;
 }
 
+int dmo_codec_set_key(struct dmo_codec *c, const struct dmo_crypto_key *key)
+{
+        if (!c->params.encrypted || c->collect_seq != c->next_seq)
+                return -EINVAL;
+        /* Workers read their coder's key only after taking a chunk from the
+         * queue under the lock, so these writes happen before those reads. */
+        pthread_mutex_lock(&c->lock);
+        c->key = key;
+        c->scratch.key = key;
+        for (unsigned i = 0; i < c->nworkers; i++)
+                c->workers[i].coder.key = key;
+        pthread_mutex_unlock(&c->lock);
+        return 0;
+}
+
 int dmo_codec_acquire(struct dmo_codec *c, struct dmo_chunk **chunk)
 {
         if (c->nfree == 0)
@@ -344,6 +365,8 @@ int dmo_codec_submit(struct dmo_codec *c, struct dmo_chunk *chunk)
         if (c->params.dir == DMO_CODEC_ENCODE &&
             (chunk->npages == 0 || chunk->npages > c->params.chunk_pages))
                 return -EINVAL;
+        if (c->params.encrypted && !c->key)
+                return -ENOKEY;
 
         chunk->seq = c->next_seq++;
         c->order[chunk->seq % c->nslots] = s;

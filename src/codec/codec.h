@@ -7,6 +7,15 @@
  * raw pages. Decoding verifies the payload checksum, decompresses, recreates
  * the zero pages and verifies the raw checksum.
  *
+ * Encrypted images (params.encrypted, then dmo_codec_set_key()): after
+ * compression the payload is sealed with the image key (XChaCha20-Poly1305,
+ * src/crypto), authenticated with the chunk's index (its seq), page count,
+ * zero map, flags and length; payload_len then counts the tag and the
+ * payload hash is of the stored (encrypted) bytes. No checksum of the plain
+ * pages is kept (pages_hash is 0): the tag authenticates them, and a hash of
+ * plain memory stored in clear would let anyone confirm a guess of it.
+ * Decoding authenticates before anything is decompressed.
+ *
  * Work runs on a pool of worker threads (one per online CPU by default) and
  * comes out in submission order.
  *
@@ -51,6 +60,8 @@ struct dmo_codec_params {
         unsigned slots;       /* chunks in flight; 0: 4 per worker */
         bool inline_work;     /* no worker threads: submit does the work on the
                                * caller's thread (tiny machines); threads is ignored */
+        bool encrypted;       /* chunks are sealed/opened with the key given to
+                               * dmo_codec_set_key() (required before the first submit) */
 };
 
 struct dmo_chunk {
@@ -67,12 +78,19 @@ struct dmo_chunk {
 };
 
 struct dmo_codec;
+struct dmo_crypto_key;
 
 int dmo_codec_new(const struct dmo_codec_params *params, struct dmo_codec **out);
 void dmo_codec_free(struct dmo_codec *c);
 
-/* Largest payload a chunk can carry (worst-case compression bound). */
+/* Largest payload a chunk can carry (worst-case compression bound, plus
+ * the tag when encrypted). */
 uint32_t dmo_codec_payload_capacity(const struct dmo_codec *c);
+
+/* The image key of an encrypted codec, bound to its image; the codec does
+ * not own it and it must outlive the codec's work. Only while nothing is in
+ * flight. -EINVAL for a codec made without params.encrypted. */
+int dmo_codec_set_key(struct dmo_codec *c, const struct dmo_crypto_key *key);
 
 /* Takes a free chunk. Never blocks: -EAGAIN when every slot is in flight or
  * waiting to be collected (collect one first). Encode: fill pages and npages.
@@ -80,7 +98,7 @@ uint32_t dmo_codec_payload_capacity(const struct dmo_codec *c);
  * pages_hash exactly as stored. */
 int dmo_codec_acquire(struct dmo_codec *c, struct dmo_chunk **chunk);
 
-/* Hands a filled chunk to the workers. */
+/* Hands a filled chunk to the workers. -ENOKEY: encrypted, and no key yet. */
 int dmo_codec_submit(struct dmo_codec *c, struct dmo_chunk *chunk);
 
 /* The next chunk in submission order. wait=false: -EAGAIN if it is not done

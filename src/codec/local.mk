@@ -4,7 +4,7 @@ src_codec_libdmo_codec_a_SOURCES = src/codec/codec.h src/codec/codec.c \
 	src/codec/chunk.h src/codec/chunk.c src/codec/compress.h src/codec/compress.c \
 	src/codec/hash.h src/codec/hash.c
 
-DMO_CODEC_TEST_LIBS = tests/libdmotest.a src/codec/libdmo-codec.a $(DMO_LIBS)
+DMO_CODEC_TEST_LIBS = tests/libdmotest.a src/codec/libdmo-codec.a src/crypto/libdmo-crypto.a src/util/libdmo-util.a $(DMO_LIBS)
 
 check_PROGRAMS += tests/codec-roundtrip.test tests/codec-pool.test tests/codec-corrupt.test
 TESTS += tests/codec-roundtrip.test tests/codec-pool.test tests/codec-corrupt.test
@@ -17,7 +17,7 @@ tests_codec_corrupt_test_LDADD = $(DMO_CODEC_TEST_LIBS)
 
 noinst_PROGRAMS += tests/bench-codec
 tests_bench_codec_SOURCES = tests/bench-codec.c tests/codec-testdata.h
-tests_bench_codec_LDADD = src/codec/libdmo-codec.a $(DMO_LIBS)
+tests_bench_codec_LDADD = src/codec/libdmo-codec.a src/crypto/libdmo-crypto.a src/util/libdmo-util.a $(DMO_LIBS)
 
 check_PROGRAMS += tests/codec-hash.test
 TESTS += tests/codec-hash.test

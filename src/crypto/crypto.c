@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdalign.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <sodium.h>
@@ -87,8 +88,17 @@ DMO_STRING_TABLE_FROM_STRING(, dmo_encrypt_mode_parse, enum dmo_encrypt_mode, en
 
 /* ---- the image key ---- */
 
+/* Every function that allocates starts libsodium if the caller did not:
+ * sodium_malloc aborts before sodium_init(). Cheap after the first call. */
+static bool sodium_ready(void)
+{
+        return sodium_init() >= 0;
+}
+
 static struct dmo_crypto_key *key_alloc(void)
 {
+        if (!sodium_ready())
+                return NULL;
         struct dmo_crypto_key *k = sodium_malloc(sizeof(*k));
         if (k)
                 sodium_memzero(k, sizeof(*k));
@@ -139,6 +149,8 @@ static int derive_kek(const char *pass, size_t pass_len, const uint8_t salt[DMO_
         struct dmo_kdf_costs c = {ops, mem};
         if (dmo_kdf_costs_check(&c) < 0)
                 return -EINVAL;
+        if (!sodium_ready())
+                return -EIO;
         *kek = sodium_malloc(DMO_CRYPTO_KEY_LEN);
         if (!*kek)
                 return -ENOMEM;
@@ -315,6 +327,8 @@ int dmo_crypto_mac_verify(struct dmo_crypto_key *k, const uint8_t mac[DMO_CRYPTO
 
 int dmo_crypto_keypair_new(struct dmo_crypto_keypair **out)
 {
+        if (!sodium_ready())
+                return -EIO;
         struct dmo_crypto_keypair *kp = sodium_malloc(sizeof(*kp));
         if (!kp)
                 return -ENOMEM;
@@ -380,6 +394,8 @@ int dmo_crypto_secret_open(const uint8_t *file, size_t len, const char *pass, si
         struct dmo_kdf_costs c = {dmo_get_le64(file + SK_OFF_OPS), dmo_get_le64(file + SK_OFF_MEM)};
         if (dmo_kdf_costs_check(&c) < 0)
                 return -EBADMSG;
+        if (!sodium_ready())
+                return -EIO;
         struct dmo_crypto_keypair *kp = sodium_malloc(sizeof(*kp));
         if (!kp)
                 return -ENOMEM;
@@ -432,6 +448,8 @@ int dmo_crypto_pubkey_parse(const char *text, size_t len, uint8_t pk[DMO_CRYPTO_
 
 int dmo_crypto_secret_buf_new(size_t cap, char **out)
 {
+        if (!sodium_ready())
+                return -EIO;
         char *b = sodium_malloc(cap);
         if (!b)
                 return -ENOMEM;

@@ -96,7 +96,8 @@ int dmo_crypto_envelope_check(const struct dmo_crypto_envelope *env);
 const char *dmo_encrypt_mode_name(enum dmo_encrypt_mode m);
 int dmo_encrypt_mode_parse(const char *name, enum dmo_encrypt_mode *out);
 
-/* sodium_init(); 0 or -EIO. Safe to call more than once. */
+/* sodium_init(); 0 or -EIO. Safe to call more than once; every function
+ * below that allocates calls it too, so forgetting it costs nothing. */
 int dmo_crypto_init(void);
 
 /* ---- the image key ---- */

@@ -255,6 +255,8 @@ static int start_writer(struct hibernation *h)
             .threads = cfg->threads,
             .chunk_pages = cfg->chunk_pages,
             .page_size = h->id.page_size,
+            .key = cfg->key,
+            .envelope = cfg->envelope,
         };
         int r = max_image_pages(h->snap, h->id.page_size, &wp.expected_pages);
         if (r < 0)
@@ -579,11 +581,24 @@ struct resumption {
         struct dmo_resume_result *res;
         struct dmo_blockdev *dev;
         struct dmo_image_reader *reader;
+        struct dmo_crypto_key *key; /* encrypted: the unlock hook's, not ours */
         struct dmo_image_info info;
         struct dmo_kernel_identity id;
         struct dmo_critical critical; /* signature off, restore not done yet */
         bool frozen;
+        bool early_boot; /* check_boot_stage said so: the swap area is ours */
 };
+
+/* The image's slots, once its signature is off; never on a running
+ * system, whose swap may use them. */
+static void discard_slots(struct resumption *rs)
+{
+        if (!rs->early_boot || !rs->info.map_ok || rs->res->slots_discarded)
+                return;
+        int r = dmo_image_discard(rs->dev, &rs->info);
+        rs->res->slots_discarded = r == 0;
+        rs->res->discard_error = r;
+}
 
 static int refuse(struct resumption *rs, enum dmo_resume_outcome outcome, enum dmo_step step,
                   int err)
@@ -599,6 +614,8 @@ static bool same_kernel(const struct dmo_kernel_identity *a, const struct dmo_ke
         return strcmp(a->sysname, b->sysname) == 0 && strcmp(a->release, b->release) == 0 &&
                strcmp(a->version, b->version) == 0 && strcmp(a->machine, b->machine) == 0;
 }
+
+static int unlock(struct resumption *rs);
 
 static int check_image(struct resumption *rs)
 {
@@ -621,13 +638,18 @@ static int check_image(struct resumption *rs)
                 return refuse(rs, DMO_RESUME_FOREIGN, DMO_STEP_SWAP_HEADER, r);
         if (r == -ENODEV)
                 return refuse(rs, DMO_RESUME_NOT_SWAP, DMO_STEP_SWAP_HEADER, r);
-        if (cfg->noresume)
+        if (cfg->noresume) {
+                /* Discarded either way; its slots only in an early boot. */
+                rs->early_boot = r == 0 && snap->ops->check_boot_stage(snap, &cfg->target,
+                                                                       &rs->res->live_reason) >= 0;
                 return refuse(rs, DMO_RESUME_DISCARDED, DMO_STEP_NONE, -ECANCELED);
+        }
         /* An image is there. Restoring it, or even taking it off, is only
          * for an early boot: never on a system that runs. */
         int live = snap->ops->check_boot_stage(snap, &cfg->target, &rs->res->live_reason);
         if (live < 0)
                 return refuse(rs, DMO_RESUME_LIVE_SYSTEM, DMO_STEP_BOOT_STAGE, live);
+        rs->early_boot = true;
         /* From here the resume either restores the image or leaves the swap
          * area as it must (plain, or the image kept and the boot stopped):
          * a signal ending it half way would let the boot go on with a valid
@@ -655,8 +677,31 @@ static int check_image(struct resumption *rs)
         r = dmo_image_reader_new(&rs->info, rs->dev, cfg->threads, cfg->progress, &rs->reader);
         if (r < 0)
                 return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_READ_IMAGE, r);
+        if (rs->info.header.flags & DMO_IMAGE_F_ENCRYPTED) {
+                r = unlock(rs);
+                if (r < 0)
+                        return r;
+        }
         if (cfg->lock_memory && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
                 return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_READ_IMAGE, -errno);
+        return 0;
+}
+
+/* The key of an encrypted image, while the reader reads ahead; then the
+ * header and the extent list are authenticated with it. */
+static int unlock(struct resumption *rs)
+{
+        const struct dmo_resume_config *cfg = rs->cfg;
+        int r = cfg->unlock ? cfg->unlock(cfg->unlock_ctx, &rs->info, &rs->key) : -ENOKEY;
+        if (r == -ECANCELED) /* the person's choice, not noresume */
+                return refuse(rs, DMO_RESUME_DISCARDED, DMO_STEP_UNLOCK, r);
+        if (r == -EKEYREJECTED || r == -ENOKEY)
+                return refuse(rs, DMO_RESUME_LOCKED, DMO_STEP_UNLOCK, r);
+        if (r < 0)
+                return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_UNLOCK, r);
+        r = dmo_image_reader_set_key(rs->reader, rs->key);
+        if (r < 0) /* the right key, and a header someone altered */
+                return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, r);
         return 0;
 }
 
@@ -727,6 +772,8 @@ static int restore(struct resumption *rs)
                 return refuse(rs, DMO_RESUME_KEPT, DMO_STEP_SIGNATURE, r);
         rs->res->signature_cleared = true;
         dmo_snapshot_checkpoint(snap, DMO_CP_SIGNATURE_REMOVED);
+        /* Every page is in the kernel: the slots on disk are done with. */
+        discard_slots(rs);
 
         dmo_progress_set_phase(rs->cfg->progress, DMO_PHASE_RESTORE);
         if (rs->cfg->hooks.before_restore)
@@ -799,6 +846,8 @@ int dmo_engine_resume(struct dmo_snapshot *snap, const struct dmo_resume_config 
             !res->signature_cleared) {
                 int c = remove_signature(rs.dev, cfg->target.header_page, rs.id.page_size);
                 res->signature_cleared = c == 0;
+                if (c == 0)
+                        discard_slots(&rs);
                 bool damaged =
                     res->outcome == DMO_RESUME_REFUSED && res->step != DMO_STEP_KERNEL_MISMATCH;
                 if (c < 0 && !damaged) {

@@ -25,6 +25,11 @@
  * - From the signature write to the shutdown, and on resume from finding
  *   an image to the jump (or to leaving the swap area as it must be),
  *   signals that would end the process are ignored (engine/critical.h).
+ * - An encrypted image is authenticated whole (header, extent list, every
+ *   chunk) before the restore; a wrong key leaves it on disk untouched.
+ * - Once an image's signature is off in an early boot (restored, refused,
+ *   discarded), its slots are discarded too: nothing of it is left for the
+ *   device to keep, where the device honours it.
  * - Resume removes the signature before the atomic restore and restores the
  *   swap signature whenever it refuses an image; when it cannot (a read-only
  *   device), it says so (DMO_RESUME_KEPT) instead of claiming a plain swap
@@ -61,6 +66,7 @@ enum dmo_step {
         DMO_STEP_WRITE_KERNEL,
         DMO_STEP_RESTORE,
         DMO_STEP_BOOT_STAGE, /* resume: deciding whether this is an early boot */
+        DMO_STEP_UNLOCK,     /* resume: getting the key of an encrypted image */
 };
 
 /* SNAPSHOT_FREEZE exempts only the calling thread from the freezer, and
@@ -113,8 +119,17 @@ struct dmo_engine_hooks {
                                            const char *running_release);
 };
 
+struct dmo_crypto_key;
+struct dmo_crypto_envelope;
+
 struct dmo_hibernate_config {
         struct dmo_swap_target target;
+        /* Encryption: both or neither, prepared by the caller before the
+         * hibernation starts (a passphrase was asked for and Argon2id ran,
+         * or the key was sealed to a public key): nothing secret is made
+         * after the snapshot. The caller owns them. */
+        struct dmo_crypto_key *key;
+        const struct dmo_crypto_envelope *envelope;
         enum dmo_compress compress;
         int compress_level;
         unsigned threads;     /* 0: one per CPU */
@@ -189,8 +204,23 @@ struct dmo_hibernate_result {
 int dmo_engine_hibernate(struct dmo_snapshot *snap, const struct dmo_hibernate_config *cfg,
                          struct dmo_hibernate_result *res);
 
+/* Resume of an encrypted image: the caller turns the image's envelope
+ * into its key (asks for a passphrase, reads a key file, opens a secret
+ * key). Called once, after the image was checked and its read-ahead began
+ * (the reader's first requests, a few MiB, are read while a person types;
+ * reading further ahead into free memory is not done), with nothing yet written
+ * anywhere. Returns 0 and *key (owned by the caller, kept until the engine
+ * returns); -EKEYREJECTED or -ENOKEY when no right key came (the image is
+ * left on disk untouched: DMO_RESUME_LOCKED); -ECANCELED when the person
+ * chose, and confirmed, to boot without it (DMO_RESUME_DISCARDED). */
+struct dmo_image_info;
+typedef int (*dmo_unlock_fn)(void *ctx, const struct dmo_image_info *info,
+                             struct dmo_crypto_key **key);
+
 struct dmo_resume_config {
         struct dmo_swap_target target;
+        dmo_unlock_fn unlock; /* NULL: an encrypted image stays locked */
+        void *unlock_ctx;
         unsigned threads;
         bool noresume; /* discard the image instead of restoring it */
         bool lock_memory;
@@ -220,6 +250,10 @@ enum dmo_resume_outcome {
          * machine must restart into that kernel (or be told to discard it).
          * Booting on would mount the file systems it expects unchanged. */
         DMO_RESUME_OTHER_KERNEL,
+        /* Encrypted, and no right key was given (a wrong passphrase or key
+         * file, none at all): nothing was touched, the image is still on
+         * disk for another try. error: -EKEYREJECTED or -ENOKEY. */
+        DMO_RESUME_LOCKED,
 };
 
 struct dmo_resume_result {
@@ -227,6 +261,11 @@ struct dmo_resume_result {
         int error;
         enum dmo_step step;
         bool signature_cleared;
+        /* The image's slots were discarded after its signature came off
+         * (BLKDISCARD, or zeroed ranges in a file): only in an early boot,
+         * for an image whose map was sound. discard_error: why not, else 0. */
+        bool slots_discarded;
+        int discard_error;
         enum dmo_live_reason live_reason; /* on LIVE_SYSTEM */
         /* on OTHER_KERNEL, and on a discard at KERNEL_MISMATCH: what the
          * image was made by, and what runs */

@@ -63,10 +63,11 @@ enum {
         C_OPSLIMIT = 8,
         C_MEMLIMIT = 16,
         C_SALT = 24,
-        C_STREAM_HEADER = 40,
-        C_KEY_CHECK = 64,
-        C_SEALED_LEN = 96,
-        C_SEALED_KEY = 104,
+        C_WRAP_NONCE = 40,
+        C_IMAGE_NONCE = 64,
+        C_WRAPPED_LEN = 80,
+        C_WRAPPED = 88,
+        C_MAC = 168,
         H_FIXED_PREFIX = 24, /* magic, version, length, checksum: stable across majors */
 };
 
@@ -300,6 +301,72 @@ static uint64_t div_up(uint64_t a, uint64_t b)
         return a / b + (a % b != 0);
 }
 
+static bool all_zero(const void *p, size_t len)
+{
+        const uint8_t *b = p;
+        for (size_t i = 0; i < len; i++)
+                if (b[i])
+                        return false;
+        return true;
+}
+
+/* Encrypted: a known cipher and a well-formed envelope. Plain: the whole
+ * section zero, so that no half-encrypted image can pass for a plain one. */
+static int crypto_check(const struct dmo_image_header *h)
+{
+        const struct dmo_image_crypto *c = &h->crypto;
+        const struct dmo_crypto_envelope *e = &c->env;
+        if (!(h->flags & DMO_IMAGE_F_ENCRYPTED)) {
+                bool zero =
+                    c->cipher == DMO_CIPHER_NONE && e->mode == DMO_ENCRYPT_NONE && !e->opslimit &&
+                    !e->memlimit && !e->wrapped_len && all_zero(e->salt, sizeof(e->salt)) &&
+                    all_zero(e->nonce, sizeof(e->nonce)) &&
+                    all_zero(e->image_nonce, sizeof(e->image_nonce)) &&
+                    all_zero(e->wrapped, sizeof(e->wrapped)) && all_zero(c->mac, sizeof(c->mac));
+                return zero ? 0 : -EINVAL;
+        }
+        if (c->cipher != DMO_CIPHER_XCHACHA20POLY1305_CHUNKS)
+                return -EINVAL;
+        if (dmo_crypto_envelope_check(e) < 0)
+                return -EINVAL;
+        /* Bytes past the wrapped key are zero: one encoding per image. */
+        return all_zero(e->wrapped + e->wrapped_len, sizeof(e->wrapped) - e->wrapped_len) ? 0
+                                                                                          : -EINVAL;
+}
+
+void dmo_image_crypto_section(const struct dmo_image_crypto *c, uint8_t out[DMO_IMAGE_CRYPTO_LEN])
+{
+        const struct dmo_crypto_envelope *e = &c->env;
+        uint32_t wl =
+            e->wrapped_len > DMO_CRYPTO_WRAPPED_MAX ? DMO_CRYPTO_WRAPPED_MAX : e->wrapped_len;
+        memset(out, 0, DMO_IMAGE_CRYPTO_LEN);
+        dmo_put_le32(out + C_CIPHER, c->cipher);
+        dmo_put_le32(out + C_KDF, e->mode);
+        dmo_put_le64(out + C_OPSLIMIT, e->opslimit);
+        dmo_put_le64(out + C_MEMLIMIT, e->memlimit);
+        memcpy(out + C_SALT, e->salt, DMO_CRYPTO_SALT_LEN);
+        memcpy(out + C_WRAP_NONCE, e->nonce, DMO_CRYPTO_NONCE_LEN);
+        memcpy(out + C_IMAGE_NONCE, e->image_nonce, DMO_CRYPTO_IMAGE_NONCE_LEN);
+        dmo_put_le32(out + C_WRAPPED_LEN, e->wrapped_len);
+        memcpy(out + C_WRAPPED, e->wrapped, wl);
+}
+
+static void crypto_decode(const uint8_t *in, struct dmo_image_crypto *c)
+{
+        struct dmo_crypto_envelope *e = &c->env;
+        memset(c, 0, sizeof(*c));
+        c->cipher = dmo_get_le32(in + C_CIPHER);
+        e->mode = dmo_get_le32(in + C_KDF);
+        e->opslimit = dmo_get_le64(in + C_OPSLIMIT);
+        e->memlimit = dmo_get_le64(in + C_MEMLIMIT);
+        memcpy(e->salt, in + C_SALT, DMO_CRYPTO_SALT_LEN);
+        memcpy(e->nonce, in + C_WRAP_NONCE, DMO_CRYPTO_NONCE_LEN);
+        memcpy(e->image_nonce, in + C_IMAGE_NONCE, DMO_CRYPTO_IMAGE_NONCE_LEN);
+        e->wrapped_len = dmo_get_le32(in + C_WRAPPED_LEN);
+        memcpy(e->wrapped, in + C_WRAPPED, DMO_CRYPTO_WRAPPED_MAX);
+        memcpy(c->mac, in + C_MAC, DMO_CRYPTO_MAC_LEN);
+}
+
 int dmo_image_header_check(const struct dmo_image_header *h)
 {
         if (dmo_image_check_page_size(h->page_size) < 0)
@@ -319,7 +386,10 @@ int dmo_image_header_check(const struct dmo_image_header *h)
         if (h->chunk_count != div_up(h->image_pages, h->chunk_pages))
                 return -EINVAL;
         /* Every chunk carries a header; payloads never exceed the raw pages. */
-        const uint64_t min_stream = h->chunk_count * DMO_CHUNK_HEADER_LEN;
+        /* ...and, encrypted, every payload its tag. */
+        const uint64_t per_chunk =
+            DMO_CHUNK_HEADER_LEN + (h->flags & DMO_IMAGE_F_ENCRYPTED ? DMO_CRYPTO_TAG_LEN : 0);
+        const uint64_t min_stream = h->chunk_count * per_chunk;
         if (h->stream_len < min_stream || h->stream_len > min_stream + h->image_pages * ps)
                 return -EINVAL;
         const uint64_t stream_pages = div_up(h->stream_len, ps);
@@ -336,13 +406,7 @@ int dmo_image_header_check(const struct dmo_image_header *h)
         if (!ident_ok(h->identity.sysname) || !ident_ok(h->identity.release) ||
             !ident_ok(h->identity.version) || !ident_ok(h->identity.machine))
                 return -EINVAL;
-        if (h->crypto.cipher > DMO_CIPHER_XCHACHA20POLY1305_SECRETSTREAM)
-                return -EINVAL;
-        if (h->crypto.kdf > DMO_KDF_SEALED_BOX)
-                return -EINVAL;
-        if (h->crypto.sealed_key_len > DMO_CRYPTO_SEALED_KEY_MAX)
-                return -EINVAL;
-        return 0;
+        return crypto_check(h);
 }
 
 static void put_ident(uint8_t *dst, const char *s)
@@ -356,15 +420,13 @@ static void get_ident(char *dst, const uint8_t *src)
         memcpy(dst, src, IDENT_LEN);
 }
 
-int dmo_image_header_encode(uint8_t *page, uint32_t page_size, const struct dmo_image_header *h)
+/* Every field of the first DMO_IMAGE_HEADER_LEN bytes but the checksum. */
+static void header_encode_fields(uint8_t *page, const struct dmo_image_header *h)
 {
-        if (dmo_image_header_check(h) < 0 || h->page_size != page_size)
-                return -EINVAL;
-
-        memset(page, 0, page_size);
+        memset(page, 0, DMO_IMAGE_HEADER_LEN);
         memcpy(page + H_MAGIC, header_magic, sizeof(header_magic));
-        dmo_put_le16(page + H_MAJOR, DMO_IMAGE_MAJOR);
-        dmo_put_le16(page + H_MINOR, DMO_IMAGE_MINOR);
+        dmo_put_le16(page + H_MAJOR, h->major);
+        dmo_put_le16(page + H_MINOR, h->minor);
         dmo_put_le32(page + H_LEN, DMO_IMAGE_HEADER_LEN);
         dmo_put_le32(page + H_FLAGS, h->flags);
         dmo_put_le32(page + H_PAGE_SIZE, h->page_size);
@@ -389,17 +451,19 @@ int dmo_image_header_encode(uint8_t *page, uint32_t page_size, const struct dmo_
         put_ident(page + H_VERSION, h->identity.version);
         put_ident(page + H_MACHINE, h->identity.machine);
 
-        uint8_t *c = page + H_CRYPTO;
-        dmo_put_le32(c + C_CIPHER, h->crypto.cipher);
-        dmo_put_le32(c + C_KDF, h->crypto.kdf);
-        dmo_put_le64(c + C_OPSLIMIT, h->crypto.opslimit);
-        dmo_put_le64(c + C_MEMLIMIT, h->crypto.memlimit);
-        memcpy(c + C_SALT, h->crypto.salt, DMO_CRYPTO_SALT_LEN);
-        memcpy(c + C_STREAM_HEADER, h->crypto.stream_header, DMO_CRYPTO_STREAM_HEADER_LEN);
-        memcpy(c + C_KEY_CHECK, h->crypto.key_check, DMO_CRYPTO_KEY_CHECK_LEN);
-        dmo_put_le32(c + C_SEALED_LEN, h->crypto.sealed_key_len);
-        memcpy(c + C_SEALED_KEY, h->crypto.sealed_key, DMO_CRYPTO_SEALED_KEY_MAX);
+        dmo_image_crypto_section(&h->crypto, page + H_CRYPTO);
+        memcpy(page + H_CRYPTO + C_MAC, h->crypto.mac, DMO_CRYPTO_MAC_LEN);
+}
 
+int dmo_image_header_encode(uint8_t *page, uint32_t page_size, const struct dmo_image_header *h)
+{
+        if (dmo_image_header_check(h) < 0 || h->page_size != page_size)
+                return -EINVAL;
+        struct dmo_image_header v = *h;
+        v.major = DMO_IMAGE_MAJOR;
+        v.minor = DMO_IMAGE_MINOR;
+        memset(page, 0, page_size);
+        header_encode_fields(page, &v);
         dmo_put_le64(page + H_CSUM, hash_skipping(page, DMO_IMAGE_HEADER_LEN, H_CSUM));
         return 0;
 }
@@ -466,24 +530,65 @@ int dmo_image_header_decode(const uint8_t *page, uint32_t page_size, struct dmo_
         get_ident(h.identity.machine, page + H_MACHINE);
         h.identity.page_size = h.page_size;
 
-        const uint8_t *c = page + H_CRYPTO;
-        h.crypto.cipher = dmo_get_le32(c + C_CIPHER);
-        h.crypto.kdf = dmo_get_le32(c + C_KDF);
-        h.crypto.opslimit = dmo_get_le64(c + C_OPSLIMIT);
-        h.crypto.memlimit = dmo_get_le64(c + C_MEMLIMIT);
-        memcpy(h.crypto.salt, c + C_SALT, DMO_CRYPTO_SALT_LEN);
-        memcpy(h.crypto.stream_header, c + C_STREAM_HEADER, DMO_CRYPTO_STREAM_HEADER_LEN);
-        memcpy(h.crypto.key_check, c + C_KEY_CHECK, DMO_CRYPTO_KEY_CHECK_LEN);
-        h.crypto.sealed_key_len = dmo_get_le32(c + C_SEALED_LEN);
-        memcpy(h.crypto.sealed_key, c + C_SEALED_KEY, DMO_CRYPTO_SEALED_KEY_MAX);
+        crypto_decode(page + H_CRYPTO, &h.crypto);
 
-        if ((h.flags & DMO_IMAGE_F_INCOMPAT_MASK & ~DMO_IMAGE_F_INCOMPAT_KNOWN) ||
-            h.crypto.cipher != DMO_CIPHER_NONE)
+        /* A feature this reader lacks is refused before its fields are
+         * judged: they may mean something this version does not know. */
+        if (h.flags & DMO_IMAGE_F_INCOMPAT_MASK & ~DMO_IMAGE_F_INCOMPAT_KNOWN)
                 return header_fail(fault, DMO_FAULT_ENCRYPTED, -EPROTONOSUPPORT);
         if (h.page_size != page_size || dmo_image_header_check(&h) < 0)
                 return header_fail(fault, DMO_FAULT_HEADER_FIELDS, -EBADMSG);
         *out = h;
         return 0;
+}
+
+/* ---- header MAC (encrypted images) ---- */
+
+static int header_mac_feed(struct dmo_crypto_key *key, const struct dmo_image_header *h,
+                           const struct dmo_extent *ext, uint64_t n_ext)
+{
+        uint8_t page[DMO_IMAGE_HEADER_LEN];
+        struct dmo_image_header canon = *h;
+        if (!(h->flags & DMO_IMAGE_F_ENCRYPTED) || n_ext != h->extent_count)
+                return -EINVAL;
+        memset(canon.crypto.mac, 0, sizeof(canon.crypto.mac));
+        if (!canon.major) { /* the writer's header: the version it writes */
+                canon.major = DMO_IMAGE_MAJOR;
+                canon.minor = DMO_IMAGE_MINOR;
+        }
+        /* Encoded into the first 1024 bytes only: the checksum is read as
+         * zero, the rest of a page is zero in this version anyway. */
+        if (dmo_image_header_check(&canon) < 0)
+                return -EINVAL;
+        header_encode_fields(page, &canon);
+        dmo_crypto_mac_begin(key);
+        dmo_crypto_mac_update(key, page, sizeof(page));
+        for (uint64_t i = 0; i < n_ext; i++) {
+                uint8_t e[16];
+                dmo_put_le64(e, ext[i].offset);
+                dmo_put_le64(e + 8, ext[i].pages);
+                dmo_crypto_mac_update(key, e, sizeof(e));
+        }
+        return 0;
+}
+
+int dmo_image_header_mac(struct dmo_crypto_key *key, struct dmo_image_header *h,
+                         const struct dmo_extent *ext, uint64_t n_ext)
+{
+        int r = header_mac_feed(key, h, ext, n_ext);
+        if (r < 0)
+                return r;
+        dmo_crypto_mac_end(key, h->crypto.mac);
+        return 0;
+}
+
+int dmo_image_header_mac_verify(struct dmo_crypto_key *key, const struct dmo_image_header *h,
+                                const struct dmo_extent *ext, uint64_t n_ext)
+{
+        int r = header_mac_feed(key, h, ext, n_ext);
+        if (r < 0)
+                return -EBADMSG;
+        return dmo_crypto_mac_verify(key, h->crypto.mac);
 }
 
 /* ---- extent map ---- */
@@ -665,7 +770,8 @@ void dmo_chunk_header_encode(uint8_t out[DMO_CHUNK_HEADER_LEN], const struct dmo
 }
 
 int dmo_chunk_header_decode(const uint8_t in[DMO_CHUNK_HEADER_LEN], uint32_t page_size,
-                            uint32_t chunk_pages, uint32_t compress, struct dmo_chunk *c)
+                            uint32_t chunk_pages, uint32_t compress, bool encrypted,
+                            struct dmo_chunk *c)
 {
         if (memcmp(in + K_MAGIC, chunk_magic, sizeof(chunk_magic)) != 0)
                 return -EBADMSG;
@@ -675,7 +781,12 @@ int dmo_chunk_header_decode(const uint8_t in[DMO_CHUNK_HEADER_LEN], uint32_t pag
         const uint32_t npages = dmo_get_le32(in + K_NPAGES);
         const uint64_t zero_map = dmo_get_le64(in + K_ZERO_MAP);
         const uint32_t flags = dmo_get_le32(in + K_FLAGS);
-        const uint32_t len = dmo_get_le32(in + K_PAYLOAD_LEN);
+        const uint32_t stored = dmo_get_le32(in + K_PAYLOAD_LEN);
+        const uint64_t pages_hash = dmo_get_le64(in + K_PAGES_HASH);
+        if (encrypted && (stored < DMO_CRYPTO_TAG_LEN || pages_hash != 0))
+                return -EBADMSG;
+        /* The payload's own bytes, without the tag of an encrypted image. */
+        const uint32_t len = encrypted ? stored - DMO_CRYPTO_TAG_LEN : stored;
         if (npages == 0 || npages > chunk_pages || chunk_pages > DMO_CHUNK_MAX_PAGES)
                 return -EBADMSG;
         if (npages < 64 && (zero_map >> npages) != 0)
@@ -697,8 +808,8 @@ int dmo_chunk_header_decode(const uint8_t in[DMO_CHUNK_HEADER_LEN], uint32_t pag
         c->seq = dmo_get_le64(in + K_SEQ);
         c->zero_map = zero_map;
         c->flags = flags;
-        c->payload_len = len;
+        c->payload_len = stored;
         c->payload_hash = dmo_get_le64(in + K_PAYLOAD_HASH);
-        c->pages_hash = dmo_get_le64(in + K_PAGES_HASH);
+        c->pages_hash = pages_hash;
         return 0;
 }

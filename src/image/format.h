@@ -24,6 +24,7 @@
 #ifndef DMO_IMAGE_FORMAT_H
 #define DMO_IMAGE_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,13 +32,14 @@
 #include <xxhash.h>
 
 #include "codec/codec.h"
+#include "crypto/crypto.h"
 #include "kernel/snapshot.h"
 #include "kernel/swap_area.h" /* DMO_SWAP_MAGIC_LEN: mkswap's layout is owned there */
 
 /* Format version. A reader accepts any minor of its major and refuses a
  * newer major with -EPROTONOSUPPORT. */
 #define DMO_IMAGE_MAJOR 1
-#define DMO_IMAGE_MINOR 0
+#define DMO_IMAGE_MINOR 1 /* 1.1: encryption */
 
 #define DMO_IMAGE_MIN_PAGE_SIZE 4096u
 #define DMO_IMAGE_MAX_PAGE_SIZE 65536u
@@ -120,40 +122,31 @@ int dmo_sig_parse(const uint8_t *page, uint32_t page_size, struct dmo_sig *out);
 
 /* Incompatible flags (low 16 bits): a reader that does not know one of
  * them refuses the image. Compatible flags (high 16 bits) may be ignored. */
-#define DMO_IMAGE_F_ENCRYPTED      0x00000001u
+#define DMO_IMAGE_F_ENCRYPTED      0x00000001u /* the encryption section is in use (1.1) */
 #define DMO_IMAGE_F_INCOMPAT_MASK  0x0000ffffu
-#define DMO_IMAGE_F_INCOMPAT_KNOWN 0x00000000u /* none implemented by this reader */
+#define DMO_IMAGE_F_INCOMPAT_KNOWN DMO_IMAGE_F_ENCRYPTED
 #define DMO_IMAGE_F_PLATFORM       0x00010000u /* hibernated in platform (ACPI S4) mode */
 
 enum dmo_cipher {
         DMO_CIPHER_NONE = 0,
-        DMO_CIPHER_XCHACHA20POLY1305_SECRETSTREAM = 1,
+        /* XChaCha20-Poly1305 (IETF AEAD) per chunk, see src/crypto/crypto.h */
+        DMO_CIPHER_XCHACHA20POLY1305_CHUNKS = 1,
 };
 
-enum dmo_kdf {
-        DMO_KDF_NONE = 0,
-        DMO_KDF_ARGON2ID13 = 1, /* passphrase → key (crypto_pwhash) */
-        DMO_KDF_SEALED_BOX = 2, /* random key sealed to an X25519 public key */
-};
+/* The encryption section (doc/image-format.md §2.2), 200 bytes at offset
+ * 512 of the header. Nothing in it is secret: the image key is in it only
+ * wrapped (passphrase mode) or sealed (public-key mode). */
+#define DMO_IMAGE_CRYPTO_LEN 200u
 
-#define DMO_CRYPTO_SALT_LEN          16
-#define DMO_CRYPTO_STREAM_HEADER_LEN 24
-#define DMO_CRYPTO_KEY_CHECK_LEN     32
-#define DMO_CRYPTO_SEALED_KEY_MAX    128
-
-/* Reserved for authenticated encryption (see doc/image-format.md); this
- * version writes it as zeros and refuses images that use it. */
 struct dmo_image_crypto {
-        uint32_t cipher; /* enum dmo_cipher */
-        uint32_t kdf;    /* enum dmo_kdf */
-        uint64_t opslimit;
-        uint64_t memlimit;
-        uint8_t salt[DMO_CRYPTO_SALT_LEN];
-        uint8_t stream_header[DMO_CRYPTO_STREAM_HEADER_LEN];
-        uint8_t key_check[DMO_CRYPTO_KEY_CHECK_LEN];
-        uint32_t sealed_key_len;
-        uint8_t sealed_key[DMO_CRYPTO_SEALED_KEY_MAX];
+        uint32_t cipher;                 /* enum dmo_cipher */
+        struct dmo_crypto_envelope env;  /* env.mode: enum dmo_encrypt_mode (the KDF) */
+        uint8_t mac[DMO_CRYPTO_MAC_LEN]; /* keyed BLAKE2b of header and extent list */
 };
+
+/* The section's bytes with the MAC read as zero: what the image key is
+ * bound to (dmo_crypto_key_bind). */
+void dmo_image_crypto_section(const struct dmo_image_crypto *c, uint8_t out[DMO_IMAGE_CRYPTO_LEN]);
 
 struct dmo_image_header {
         uint16_t major;
@@ -192,6 +185,19 @@ int dmo_image_header_decode(const uint8_t *page, uint32_t page_size, struct dmo_
 
 /* The range checks shared by encode and decode (no checksum, no version). */
 int dmo_image_header_check(const struct dmo_image_header *h);
+
+struct dmo_extent;
+
+/* The header's authentication in an encrypted image: a keyed BLAKE2b
+ * (dmo_crypto_mac_*) over the header as encoded with its checksum and MAC
+ * read as zero, then every extent of the map as LE64 offset, LE64 pages.
+ * It covers every field (chunk_count and stream_len among them) and where
+ * the stream lies; the map pages' own bytes are checked structurally. key
+ * must be bound. compute: fills h->crypto.mac; verify: 0 or -EBADMSG. */
+int dmo_image_header_mac(struct dmo_crypto_key *key, struct dmo_image_header *h,
+                         const struct dmo_extent *ext, uint64_t n_ext);
+int dmo_image_header_mac_verify(struct dmo_crypto_key *key, const struct dmo_image_header *h,
+                                const struct dmo_extent *ext, uint64_t n_ext);
 
 /* ---- extent map ---- */
 
@@ -264,9 +270,13 @@ void dmo_chunk_header_encode(uint8_t out[DMO_CHUNK_HEADER_LEN], const struct dmo
  * own checksum, npages in 1..chunk_pages, zero_map within npages, known
  * flags (compressed only if the image's algorithm is not none), payload_len
  * equal to the non-zero pages' bytes when stored raw and strictly below it
- * when compressed. Fills seq, npages, zero_map, flags, payload_len,
- * payload_hash and pages_hash of c. -EBADMSG otherwise. */
+ * when compressed. In an encrypted image (encrypted = true) payload_len
+ * also carries the DMO_CRYPTO_TAG_LEN-byte tag and pages_hash is 0 (no
+ * checksum of the plain pages is stored in clear). Fills seq, npages,
+ * zero_map, flags, payload_len, payload_hash and pages_hash of c. -EBADMSG
+ * otherwise. */
 int dmo_chunk_header_decode(const uint8_t in[DMO_CHUNK_HEADER_LEN], uint32_t page_size,
-                            uint32_t chunk_pages, uint32_t compress, struct dmo_chunk *c);
+                            uint32_t chunk_pages, uint32_t compress, bool encrypted,
+                            struct dmo_chunk *c);
 
 #endif

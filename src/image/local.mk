@@ -19,3 +19,9 @@ check_PROGRAMS += tests/image-corrupt.test
 TESTS += tests/image-corrupt.test
 tests_image_corrupt_test_SOURCES = tests/image-corrupt.c tests/image-testutil.h
 tests_image_corrupt_test_LDADD = $(DMO_IMAGE_TEST_LIBS)
+
+# Encrypted images against a forger who recomputes every checksum.
+check_PROGRAMS += tests/image-encrypted.test
+TESTS += tests/image-encrypted.test
+tests_image_encrypted_test_SOURCES = tests/image-encrypted.c tests/image-testutil.h
+tests_image_encrypted_test_LDADD = $(DMO_IMAGE_TEST_LIBS)

@@ -145,6 +145,41 @@ int dmo_image_probe(struct dmo_blockdev *dev, uint64_t header_page, uint32_t pag
         return 0;
 }
 
+int dmo_image_discard(struct dmo_blockdev *dev, const struct dmo_image_info *info)
+{
+        if (!dev || !info || !info->has_sig || !info->has_header || !info->map_ok)
+                return -EINVAL;
+        const struct dmo_image_header *h = &info->header;
+        const uint64_t ps = h->page_size;
+        const uint64_t n = dmo_map_scratch_len(h);
+        if (h->extent_count > info->device_size / ps)
+                return -EBADMSG;
+        _cleanup_free_ struct dmo_extent *ext = calloc(h->extent_count, sizeof(*ext));
+        _cleanup_free_ struct dmo_extent *all = calloc(n, sizeof(*all));
+        _cleanup_free_ uint8_t *page = aligned_alloc(ps, ps);
+        if (!ext || !all || !page)
+                return -ENOMEM;
+        const struct dmo_map_bounds b = {
+            .device_size = info->device_size,
+            .swap_header_offset = info->swap_header_offset,
+            .header_offset = info->sig.header_offset,
+        };
+        /* The loader leaves every slot the image claims in scratch, sorted:
+         * map pages, extents and both header pages. */
+        int r = dmo_extent_map_load(h, &b, dev_read, dev, page, ext, all);
+        if (r < 0)
+                return r;
+        int first = 0;
+        for (uint64_t i = 0; i < n; i++) {
+                if (all[i].offset == info->swap_header_offset)
+                        continue;
+                r = dmo_blockdev_discard(dev, all[i].offset, all[i].pages * ps);
+                if (r < 0 && !first)
+                        first = r;
+        }
+        return first;
+}
+
 struct dmo_image_reader {
         struct dmo_image_info info;
         struct dmo_blockdev *dev;
@@ -152,6 +187,8 @@ struct dmo_image_reader {
         struct dmo_codec *codec;
         uint32_t capacity;
         uint32_t ps;
+        bool encrypted;
+        bool keyed; /* encrypted: the key is set and the header authenticated */
 
         struct dmo_extent *ext;
         uint64_t n_ext;
@@ -220,6 +257,7 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
         r->progress = progress;
         r->ps = h->page_size;
         r->n_ext = h->extent_count;
+        r->encrypted = (h->flags & DMO_IMAGE_F_ENCRYPTED) != 0;
 
         int err = -ENOMEM;
         uint8_t *page = aligned_alloc(r->ps, r->ps);
@@ -237,6 +275,7 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
             .page_size = r->ps,
             .chunk_pages = h->chunk_pages,
             .threads = threads,
+            .encrypted = r->encrypted,
         };
         err = dmo_codec_new(&cp, &r->codec);
         if (err < 0)
@@ -259,6 +298,23 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
 fail:
         dmo_image_reader_free(r);
         return err;
+}
+
+int dmo_image_reader_set_key(struct dmo_image_reader *r, struct dmo_crypto_key *key)
+{
+        if (!r->encrypted || r->keyed || !key)
+                return -EINVAL;
+        uint8_t sec[DMO_IMAGE_CRYPTO_LEN];
+        dmo_image_crypto_section(&r->info.header.crypto, sec);
+        dmo_crypto_key_bind(key, sec, sizeof(sec));
+        int err = dmo_image_header_mac_verify(key, &r->info.header, r->ext, r->n_ext);
+        if (err < 0)
+                return -EBADMSG;
+        err = dmo_codec_set_key(r->codec, key);
+        if (err < 0)
+                return err;
+        r->keyed = true;
+        return 0;
 }
 
 /* The read-ahead thread: every extent, in order, buf_cap at a time. */
@@ -387,7 +443,7 @@ static int parse_chunk(struct dmo_image_reader *r, struct dmo_chunk *c)
         int err = stream_read(r, hdr, sizeof(hdr));
         if (err < 0)
                 return err;
-        err = dmo_chunk_header_decode(hdr, r->ps, h->chunk_pages, h->compress, c);
+        err = dmo_chunk_header_decode(hdr, r->ps, h->chunk_pages, h->compress, r->encrypted, c);
         if (err < 0)
                 return err;
         const uint64_t left = h->image_pages - r->parsed_pages;
@@ -473,6 +529,8 @@ int dmo_image_reader_next_pages(struct dmo_image_reader *r, const void **pages, 
                 return r->error;
         if (r->done)
                 return 0;
+        if (r->encrypted && !r->keyed)
+                return -ENOKEY;
         int ret = next_pages(r, pages, n);
         if (ret < 0)
                 r->error = ret;

@@ -57,6 +57,15 @@ struct dmo_image_info {
 int dmo_image_probe(struct dmo_blockdev *dev, uint64_t header_page, uint32_t page_size,
                     struct dmo_image_info *info);
 
+/* After the image is finished with (restored, refused, discarded) and its
+ * signature is off: tells the device that the image's slots (stream
+ * extents, map pages, header page; never the swap header page) hold
+ * nothing any more (dmo_blockdev_discard). Only for an image whose extent
+ * map was verified (info->map_ok): a damaged map says nothing reliable
+ * about where the image lies. Returns the first error; tries every slot.
+ * The caller must be sure the swap area is not in use (an early boot). */
+int dmo_image_discard(struct dmo_blockdev *dev, const struct dmo_image_info *info);
+
 struct dmo_image_reader;
 
 /* info must come from a successful dmo_image_probe() on the same device;
@@ -66,9 +75,20 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
                          unsigned threads, struct dmo_progress *progress,
                          struct dmo_image_reader **out);
 
+/* An encrypted image (header flag ENCRYPTED) needs its key before any
+ * page comes out; the read-ahead runs meanwhile and fills its buffers (a
+ * few MiB) while a person types a passphrase. key (unwrapped from the image's
+ * envelope, owned by the caller, kept until the reader is freed) is bound
+ * to the image, then the header and the extent list are authenticated
+ * against the header's MAC: -EBADMSG if they were altered (by someone who
+ * could not know the key), -EINVAL for a plain image or a second key. */
+int dmo_image_reader_set_key(struct dmo_image_reader *r, struct dmo_crypto_key *key);
+
 /* 1: *pages points at the next *n (>= 1) consecutive pages, the rest of
  * the current chunk (valid until the next call); 0: the end, every page
- * delivered and the stream consistent; -EBADMSG: corrupt data; -EIO and
+ * delivered and the stream consistent; -EBADMSG: corrupt data (encrypted:
+ * also any chunk that fails authentication, out of place, from another
+ * image, or missing); -ENOKEY: encrypted and no key was set; -EIO and
  * friends: the device failed. */
 int dmo_image_reader_next_pages(struct dmo_image_reader *r, const void **pages, size_t *n);
 

@@ -34,6 +34,7 @@ struct dmo_image_writer {
         void *alloc_ctx;
         struct dmo_progress *progress;
         struct dmo_codec *codec;
+        struct dmo_image_crypto crypto; /* encrypted: the header's section */
 
         struct dmo_chunk *cur; /* being filled by the engine */
         uint64_t pages;        /* committed */
@@ -108,7 +109,9 @@ int dmo_image_writer_new(const struct dmo_image_writer_params *params, struct dm
         if (dmo_image_check_page_size(p.page_size) < 0 || p.chunk_pages > DMO_CHUNK_MAX_PAGES ||
             p.expected_pages == 0 || p.expected_pages > DMO_IMAGE_MAX_PAGES ||
             (unsigned)p.algo > DMO_COMPRESS_ZSTD || p.level < DMO_IMAGE_LEVEL_MIN ||
-            p.level > DMO_IMAGE_LEVEL_MAX)
+            p.level > DMO_IMAGE_LEVEL_MAX || !p.key != !p.envelope)
+                return -EINVAL;
+        if (p.envelope && dmo_crypto_envelope_check(p.envelope) < 0)
                 return -EINVAL;
 
         struct dmo_image_writer *w = calloc(1, sizeof(*w));
@@ -128,16 +131,31 @@ int dmo_image_writer_new(const struct dmo_image_writer_params *params, struct dm
             .page_size = p.page_size,
             .chunk_pages = p.chunk_pages,
             .threads = p.threads,
+            .encrypted = p.key != NULL,
         };
         int r = dmo_codec_new(&cp, &w->codec);
         if (r < 0)
                 goto fail;
+        if (p.key) {
+                /* Every chunk's tag names this image: its encryption section. */
+                uint8_t sec[DMO_IMAGE_CRYPTO_LEN];
+                w->crypto = (struct dmo_image_crypto){
+                    .cipher = DMO_CIPHER_XCHACHA20POLY1305_CHUNKS,
+                    .env = *p.envelope,
+                };
+                dmo_image_crypto_section(&w->crypto, sec);
+                dmo_crypto_key_bind(p.key, sec, sizeof(sec));
+                r = dmo_codec_set_key(w->codec, p.key);
+                if (r < 0)
+                        goto fail;
+        }
 
         /* Worst case: every chunk stored raw, every stream page its own
          * extent (no two slots adjacent). */
         const uint64_t ps = p.page_size;
         const uint64_t max_chunks = div_up(p.expected_pages, p.chunk_pages);
-        const uint64_t max_stream = max_chunks * DMO_CHUNK_HEADER_LEN + p.expected_pages * ps;
+        const uint64_t per_chunk = DMO_CHUNK_HEADER_LEN + (p.key ? DMO_CRYPTO_TAG_LEN : 0);
+        const uint64_t max_stream = max_chunks * per_chunk + p.expected_pages * ps;
         w->ext_cap = div_up(max_stream, ps);
         w->map_cap = dmo_map_pages_for(w->ext_cap, p.page_size);
         w->buf_cap = STREAM_BUFFER_BYTES < ps ? ps : STREAM_BUFFER_BYTES / ps * ps;
@@ -548,6 +566,13 @@ static int finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
         if (r < 0)
                 return r;
         h.write_ns = now_ns(CLOCK_MONOTONIC) - w->t0_ns;
+        if (w->p.key) {
+                h.flags |= DMO_IMAGE_F_ENCRYPTED;
+                h.crypto = w->crypto;
+                r = dmo_image_header_mac(w->p.key, &h, w->ext, w->n_ext);
+                if (r < 0)
+                        return r;
+        }
         r = dmo_image_header_encode(w->page, ps, &h);
         if (r < 0)
                 return r;

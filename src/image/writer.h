@@ -39,6 +39,12 @@ struct dmo_image_writer_params {
         unsigned chunk_pages; /* 1..DMO_CHUNK_MAX_PAGES; 0: DMO_CHUNK_MAX_PAGES */
         uint32_t page_size;
         uint64_t expected_pages; /* the image's page count; more pages are refused */
+        /* Encryption: both or neither. The writer binds key to this image,
+         * seals every chunk with it and authenticates the header and the
+         * extent list (dmo_image_header_mac). The caller owns both and
+         * keeps them until the writer is freed. */
+        struct dmo_crypto_key *key;
+        const struct dmo_crypto_envelope *envelope;
 };
 
 /* What the engine knows about the run, recorded in the header. */

@@ -459,10 +459,18 @@ bool dmo_splash_session_reboot_after(struct dmo_splash_session *s)
         return s && s->renderer && dmo_renderer_reboot_after(s->renderer);
 }
 
+int dmo_splash_session_ask_password(struct dmo_splash_session *s, const char *prompt, char *buf,
+                                    size_t len)
+{
+        if (!s || !s->renderer || s->key_fd < 0)
+                return -ENOTTY;
+        return dmo_renderer_ask_password(s->renderer, prompt, buf, len, -1);
+}
+
 int dmo_splash_session_ask_yes_no(struct dmo_splash_session *s, const char *context,
                                   const char *prompt, bool default_yes, int timeout_ms)
 {
-        if (!s || !s->renderer)
+        if (!s || !s->renderer || s->key_fd < 0)
                 return -ENOTTY;
         enum dmo_scene_kind kind =
             s->p.mode == DMO_MODE_RESUME ? DMO_SCENE_RESUME : DMO_SCENE_HIBERNATE;

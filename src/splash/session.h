@@ -22,6 +22,7 @@
 #define DMO_SPLASH_SESSION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "progress/progress.h"
 #include "splash/theme/theme.h"
@@ -103,12 +104,20 @@ bool dmo_splash_spec_known(const char *spec);
 /* The `r` key toggled "reboot instead of power off". */
 bool dmo_splash_session_reboot_after(struct dmo_splash_session *s);
 
+/* The password dialog of the running splash (renderer.h), with no timeout:
+ * keys go to the dialog. -ENOTTY when there is no splash, no renderer, or
+ * no keys to read (the caller asks on a terminal instead); otherwise as
+ * dmo_renderer_ask_password(). */
+int dmo_splash_session_ask_password(struct dmo_splash_session *s, const char *prompt, char *buf,
+                                    size_t len);
+
 /* Asks a yes/no question on the splash: context (may be NULL) is shown on
  * the detail line while it waits, the prompt (one short line) in the
  * dialog; both translated. y/n, or Enter on the highlighted answer, which
- * starts at default_yes. 1 yes, 0 no, the default when timeout_ms passes;
- * -ENOTTY when nobody can answer (no session, no keys), -EBUSY while
- * another dialog is open. */
+ * starts at default_yes. 1 yes, 0 no, the default when timeout_ms passes
+ * (< 0: no timeout); -ENOTTY when nobody can answer (no session, no keys:
+ * the caller asks on a terminal instead), -EBUSY while another dialog is
+ * open. */
 int dmo_splash_session_ask_yes_no(struct dmo_splash_session *s, const char *context,
                                   const char *prompt, bool default_yes, int timeout_ms);
 

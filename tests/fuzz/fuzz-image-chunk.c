@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         struct dmo_chunk c;
         memset(&c, 0, sizeof(c));
-        if (dmo_chunk_header_decode(in, ps, chunk_pages, compress, &c) == 0) {
+        if (dmo_chunk_header_decode(in, ps, chunk_pages, compress, false, &c) == 0) {
                 const uint64_t nz = c.npages - (uint32_t)__builtin_popcountll(c.zero_map);
                 if (c.npages == 0 || c.npages > chunk_pages || chunk_pages > DMO_CHUNK_MAX_PAGES ||
                     c.payload_len > nz * ps)

@@ -4,7 +4,8 @@
 # of "dormouse resume": no return on success, 1 no image, 2 configuration
 # error, 3 image refused (swap area usable again); boot goes on after these.
 # 7: the image could not be removed and is still there: the boot stops in an
-# emergency shell before the root is mounted. 9: the image was made by
+# emergency shell before the root is mounted. 8: an encrypted image was not
+# unlocked: it is untouched, and the boot stops the same way. 9: the image was made by
 # another kernel and is kept: the machine restarts so that the boot menu can
 # pick that kernel.
 
@@ -54,6 +55,11 @@ dormouse_resume() {
             # removed: stop before the root is mounted read-write.
             [ "$plymouth" = yes ] && plymouth quit 2>/dev/null
             emergency_shell -n dormouse "dormouse: the hibernation image is still on the resume device and could not be removed (see above). The boot stops here so that no file system changes under it. Make the device writable and run 'dormouse resume', or 'dormouse resume --noresume' to discard the image, then exit this shell."
+            ;;
+        8)
+            # An encrypted image was not unlocked: untouched on the device.
+            [ "$plymouth" = yes ] && plymouth quit 2>/dev/null
+            emergency_shell -n dormouse "dormouse: the hibernation image is encrypted and was not unlocked (see above); it is still on the resume device, untouched. The boot stops here so that no file system changes under it. Run 'dormouse resume' to type its passphrase again, or 'dormouse resume --noresume' to discard the image, then exit this shell."
             ;;
         9)
             # Another kernel's image, kept (the default): booting on would
