@@ -21,6 +21,7 @@
 #include "splash/theme/plymouth.h"
 #include "splash/theme/theme.h"
 #include "splash/theme/theme_check.h"
+#include "tests/diag-testutil.h"
 #include "tests/testlib.h"
 
 #define THEMES "/usr/share/plymouth/themes"
@@ -39,25 +40,6 @@ static struct dmo_theme_paths paths(const char *root, const char *bgrt)
         dmo_test_srcpath("fonts", f, sizeof(f));
         return (struct dmo_theme_paths){
             .themes_dir = t, .fonts_dir = f, .plymouth_root = root, .bgrt_dir = bgrt};
-}
-
-static void dump(const struct dmo_diag *d)
-{
-        for (size_t i = 0; i < d->n; i++) {
-                char line[700];
-                dmo_diag_format(&d->items[i], line, sizeof(line));
-                printf("# %s\n", line);
-        }
-}
-
-static bool has_diag(const struct dmo_diag *d, enum dmo_diag_severity sev, const char *key,
-                     const char *text)
-{
-        for (size_t i = 0; i < d->n; i++)
-                if (d->items[i].severity == sev && (!key || !strcmp(d->items[i].key, key)) &&
-                    (!text || strstr(d->items[i].message, text)))
-                        return true;
-        return false;
 }
 
 static struct dmo_theme *load(const char *setting, const char *bgrt)

@@ -13,6 +13,7 @@
 #include "splash/preview.h"
 #include "splash/theme/theme.h"
 #include "splash/theme/theme_check.h"
+#include "tests/diag-testutil.h"
 #include "tests/testlib.h"
 #include "util/cleanup.h"
 
@@ -22,25 +23,6 @@ static struct dmo_theme_paths paths(void)
         dmo_test_srcpath("themes", t, sizeof(t));
         dmo_test_srcpath("fonts", f, sizeof(f));
         return (struct dmo_theme_paths){.themes_dir = t, .fonts_dir = f};
-}
-
-static void dump(const struct dmo_diag *d)
-{
-        for (size_t i = 0; i < d->n; i++) {
-                char line[700];
-                dmo_diag_format(&d->items[i], line, sizeof(line));
-                printf("# %s\n", line);
-        }
-}
-
-static bool has_diag(const struct dmo_diag *d, enum dmo_diag_severity sev, const char *key,
-                     const char *text)
-{
-        for (size_t i = 0; i < d->n; i++)
-                if (d->items[i].severity == sev && (!key || !strcmp(d->items[i].key, key)) &&
-                    (!text || strstr(d->items[i].message, text)))
-                        return true;
-        return false;
 }
 
 static void write_file(const char *path, const void *data, size_t len)

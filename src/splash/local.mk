@@ -65,7 +65,7 @@ tests_splash_painter_test_SOURCES = tests/splash-painter.c
 tests_splash_painter_test_LDADD = $(DMO_SPLASH_TEST_LIBS)
 check_PROGRAMS += tests/splash-plymouth.test
 TESTS += tests/splash-plymouth.test
-tests_splash_plymouth_test_SOURCES = tests/splash-plymouth.c
+tests_splash_plymouth_test_SOURCES = tests/splash-plymouth.c tests/diag-testutil.h
 tests_splash_plymouth_test_LDADD = $(DMO_SPLASH_TEST_LIBS)
 # Its previews, for people to look at (tests/splash-plymouth.c).
 clean-local:
@@ -76,7 +76,7 @@ tests_splash_kms_nodevice_test_SOURCES = tests/splash-kms-nodevice.c
 tests_splash_kms_nodevice_test_LDADD = $(DMO_SPLASH_TEST_LIBS)
 check_PROGRAMS += tests/splash-theme.test
 TESTS += tests/splash-theme.test
-tests_splash_theme_test_SOURCES = tests/splash-theme.c
+tests_splash_theme_test_SOURCES = tests/splash-theme.c tests/diag-testutil.h
 tests_splash_theme_test_LDADD = $(DMO_SPLASH_TEST_LIBS)
 noinst_PROGRAMS += tests/bench-splash
 tests_bench_splash_SOURCES = tests/bench-splash.c
