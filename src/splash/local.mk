@@ -67,9 +67,8 @@ check_PROGRAMS += tests/splash-plymouth.test
 TESTS += tests/splash-plymouth.test
 tests_splash_plymouth_test_SOURCES = tests/splash-plymouth.c tests/diag-testutil.h
 tests_splash_plymouth_test_LDADD = $(DMO_SPLASH_TEST_LIBS)
-# Its previews, for people to look at (tests/splash-plymouth.c).
-clean-local:
-	rm -rf plymouth-previews
+# Its previews, for people to look at (tests/splash-plymouth.c), are
+# removed by clean-local (Makefile.am).
 check_PROGRAMS += tests/splash-kms-nodevice.test
 TESTS += tests/splash-kms-nodevice.test
 tests_splash_kms_nodevice_test_SOURCES = tests/splash-kms-nodevice.c
