@@ -193,6 +193,11 @@ bool dmo_cli_profiling(void);
 int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo_resume_result *res,
                             char *msg, size_t len);
 void dmo_cli_resume_swap_state(const struct dmo_resume_result *res);
+/* The kernel releases an image names, fit to show: at most 64 bytes each,
+ * control characters replaced (no escape sequence from the image reaches a
+ * terminal or the splash). */
+void dmo_cli_printable_releases(const char *image_release, const char *running_release,
+                                char made_by[65], char running[65]);
 
 /* The image a hibernation wrote: size, ratio, where the time went. */
 void dmo_cli_print_stats(const struct dmo_engine_stats *stats);

@@ -9,7 +9,6 @@
 #include "cli/keys.h"
 #include "engine/engine.h"
 #include "util/i18n.h"
-#include "util/printable.h"
 
 static void usage(FILE *f)
 {
@@ -98,11 +97,7 @@ static bool discard_other_kernel_image(void *ctx, const char *image_release,
 {
         struct resume_ui *ui = ctx;
         char made_by[65], running[65], context[256];
-        /* The image's words: no escape sequence reaches the screen. */
-        snprintf(made_by, sizeof(made_by), "%s", image_release);
-        snprintf(running, sizeof(running), "%s", running_release);
-        dmo_sanitize_printable(made_by);
-        dmo_sanitize_printable(running);
+        dmo_cli_printable_releases(image_release, running_release, made_by, running);
         show_splash(ui);
         struct dmo_splash_session *s = splash_ready(ui);
         snprintf(context, sizeof(context),

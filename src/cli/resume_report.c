@@ -54,12 +54,18 @@ static void describe_live_system(const struct dmo_resume_result *res, const char
 
 /* The image's words: no escape sequence reaches the terminal or the
  * splash. */
-static void releases(const struct dmo_resume_result *res, char made_by[65], char running[65])
+void dmo_cli_printable_releases(const char *image_release, const char *running_release,
+                                char made_by[65], char running[65])
 {
-        snprintf(made_by, 65, "%s", res->image_release);
-        snprintf(running, 65, "%s", res->running_release);
+        snprintf(made_by, 65, "%s", image_release);
+        snprintf(running, 65, "%s", running_release);
         dmo_sanitize_printable(made_by);
         dmo_sanitize_printable(running);
+}
+
+static void releases(const struct dmo_resume_result *res, char made_by[65], char running[65])
+{
+        dmo_cli_printable_releases(res->image_release, res->running_release, made_by, running);
 }
 
 int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo_resume_result *res,
