@@ -339,7 +339,10 @@ int main(int argc, char **argv)
         printf("%-44s %10.0f %10.2f\n", "  baseline: zstd -1 (command line)", mb / zstd_s,
                zstd_ratio);
         double ehib_write_s = ehib.stats.data_s + ehib.stats.sync_s;
-        printf("%-44s %10.0f %10.2f\n", "dormouse hibernate, encrypted (XChaCha20)",
+        char enc_label[64];
+        snprintf(enc_label, sizeof(enc_label), "dormouse hibernate, encrypted (%s)",
+                 dmo_crypto_cipher_name(dmo_crypto_cipher_preferred()));
+        printf("%-44s %10.0f %10.2f\n", enc_label,
                mb / ehib_write_s, mb / ((double)ehib.stats.stored_bytes / 1e6));
         printf("%-44s %10.0f\n", "dormouse resume: swap file (cold) -> pages",
                mb / res.stats.restore_s);

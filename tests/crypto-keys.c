@@ -1,6 +1,8 @@
 #include "crypto/crypto.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tests/testlib.h"
@@ -40,8 +42,9 @@ static void passphrase_wraps_and_unwraps_the_image_key(void)
         REQUIRE(back);
 
         /* The unwrapped key opens what the original sealed. */
-        dmo_crypto_key_bind(k, section_a, sizeof(section_a));
-        dmo_crypto_key_bind(back, section_a, sizeof(section_a));
+        const enum dmo_chunk_cipher c = dmo_crypto_cipher_preferred();
+        REQUIRE(dmo_crypto_key_bind(k, c, section_a, sizeof(section_a)) == 0);
+        REQUIRE(dmo_crypto_key_bind(back, c, section_a, sizeof(section_a)) == 0);
         uint8_t buf[256 + DMO_CRYPTO_TAG_LEN], plain[256];
         fill(plain, sizeof(plain), 1);
         memcpy(buf, plain, sizeof(plain));
@@ -103,8 +106,9 @@ static void every_image_gets_a_fresh_key(void)
         CHECK(memcmp(ea.wrapped, eb.wrapped, ea.wrapped_len) != 0);
 
         /* Same plaintext, same index: different ciphertext. */
-        dmo_crypto_key_bind(a, section_a, sizeof(section_a));
-        dmo_crypto_key_bind(b, section_a, sizeof(section_a));
+        const enum dmo_chunk_cipher c = dmo_crypto_cipher_preferred();
+        REQUIRE(dmo_crypto_key_bind(a, c, section_a, sizeof(section_a)) == 0);
+        REQUIRE(dmo_crypto_key_bind(b, c, section_a, sizeof(section_a)) == 0);
         uint8_t x[64 + DMO_CRYPTO_TAG_LEN] = {0}, y[64 + DMO_CRYPTO_TAG_LEN] = {0};
         struct dmo_crypto_chunk_ad ad = {.index = 0, .npages = 1, .plain_len = 64};
         dmo_crypto_chunk_seal(a, &ad, x);
@@ -144,8 +148,9 @@ static void public_key_mode_round_trip(void)
         CHECK_INT(dmo_crypto_unwrap_keypair(&env, opened, &back), ==, 0);
         REQUIRE(back);
 
-        dmo_crypto_key_bind(k, section_a, sizeof(section_a));
-        dmo_crypto_key_bind(back, section_a, sizeof(section_a));
+        const enum dmo_chunk_cipher c = dmo_crypto_cipher_preferred();
+        REQUIRE(dmo_crypto_key_bind(k, c, section_a, sizeof(section_a)) == 0);
+        REQUIRE(dmo_crypto_key_bind(back, c, section_a, sizeof(section_a)) == 0);
         uint8_t buf[100 + DMO_CRYPTO_TAG_LEN];
         fill(buf, 100, 5);
         struct dmo_crypto_chunk_ad ad = {.index = 1, .npages = 1, .plain_len = 100};
@@ -195,11 +200,11 @@ static int open_copy(struct dmo_crypto_key *k, const struct sealed *s,
 }
 
 /* Every single flipped bit, in the ciphertext or the tag, is caught. */
-static void any_flipped_bit_fails_authentication(void)
+static void any_flipped_bit_fails_authentication(enum dmo_chunk_cipher cipher)
 {
         struct dmo_crypto_key *k;
         REQUIRE(dmo_crypto_init() == 0 && dmo_crypto_key_new(&k) == 0);
-        dmo_crypto_key_bind(k, section_a, sizeof(section_a));
+        REQUIRE(dmo_crypto_key_bind(k, cipher, section_a, sizeof(section_a)) == 0);
         struct sealed s;
         seal_one(k, &s, 3);
         CHECK_INT(open_copy(k, &s, &s.ad), ==, 0);
@@ -218,11 +223,11 @@ static void any_flipped_bit_fails_authentication(void)
 /* The reader authenticates chunk i with index i: a chunk moved elsewhere in
  * the stream (reordered, dropped so its successor moves up, replayed) or
  * with any other field changed does not open. */
-static void chunk_in_the_wrong_place_or_with_altered_fields_fails(void)
+static void chunk_in_the_wrong_place_or_with_altered_fields_fails(enum dmo_chunk_cipher cipher)
 {
         struct dmo_crypto_key *k;
         REQUIRE(dmo_crypto_init() == 0 && dmo_crypto_key_new(&k) == 0);
-        dmo_crypto_key_bind(k, section_a, sizeof(section_a));
+        REQUIRE(dmo_crypto_key_bind(k, cipher, section_a, sizeof(section_a)) == 0);
         struct sealed s[4];
         for (unsigned i = 0; i < 4; i++)
                 seal_one(k, &s[i], i);
@@ -249,22 +254,75 @@ static void chunk_in_the_wrong_place_or_with_altered_fields_fails(void)
 
 /* A chunk of another image fails: another key, or (same key, which never
  * happens, but the binding must still hold) another encryption section. */
-static void chunk_from_another_image_fails(void)
+static void chunk_from_another_image_fails(enum dmo_chunk_cipher cipher)
 {
         struct dmo_crypto_key *a, *b;
         REQUIRE(dmo_crypto_init() == 0);
         REQUIRE(dmo_crypto_key_new(&a) == 0 && dmo_crypto_key_new(&b) == 0);
-        dmo_crypto_key_bind(a, section_a, sizeof(section_a));
-        dmo_crypto_key_bind(b, section_a, sizeof(section_a));
+        REQUIRE(dmo_crypto_key_bind(a, cipher, section_a, sizeof(section_a)) == 0);
+        REQUIRE(dmo_crypto_key_bind(b, cipher, section_a, sizeof(section_a)) == 0);
         struct sealed s;
         seal_one(b, &s, 0);
         CHECK_INT(open_copy(a, &s, &s.ad), ==, -EBADMSG);
         seal_one(a, &s, 0);
         CHECK_INT(open_copy(a, &s, &s.ad), ==, 0);
-        dmo_crypto_key_bind(a, section_b, sizeof(section_b));
+        REQUIRE(dmo_crypto_key_bind(a, cipher, section_b, sizeof(section_b)) == 0);
         CHECK_INT(open_copy(a, &s, &s.ad), ==, -EBADMSG);
         dmo_crypto_key_free(a);
         dmo_crypto_key_free(b);
+}
+
+/* The chunk tests run with each cipher; AES-256-GCM only where the CPU has
+ * it (libsodium has no software AES). */
+static bool aes_here(void)
+{
+        if (dmo_crypto_cipher_available(DMO_CHUNK_CIPHER_AES256GCM))
+                return true;
+        printf("# AES-256-GCM: this CPU lacks AES/CLMUL instructions, not tested here\n");
+        return false;
+}
+
+#define WITH_EACH_CIPHER(name)                                                                     \
+        static void name##_xchacha20poly1305(void)                                                 \
+        {                                                                                          \
+                name(DMO_CHUNK_CIPHER_XCHACHA20POLY1305);                                          \
+        }                                                                                          \
+        static void name##_aes256gcm(void)                                                         \
+        {                                                                                          \
+                if (aes_here())                                                                    \
+                        name(DMO_CHUNK_CIPHER_AES256GCM);                                          \
+        }
+
+WITH_EACH_CIPHER(any_flipped_bit_fails_authentication)
+WITH_EACH_CIPHER(chunk_in_the_wrong_place_or_with_altered_fields_fails)
+WITH_EACH_CIPHER(chunk_from_another_image_fails)
+
+/* The two ciphers are not interchangeable, an unknown one is refused, and
+ * a key that was never bound seals nothing. */
+static void ciphers_are_distinct_and_checked(void)
+{
+        struct dmo_crypto_key *k;
+        REQUIRE(dmo_crypto_init() == 0 && dmo_crypto_key_new(&k) == 0);
+        struct sealed s;
+        fill(s.buf, 512, 9);
+        s.ad = (struct dmo_crypto_chunk_ad){.index = 0, .npages = 1, .plain_len = 512};
+        CHECK_INT(dmo_crypto_chunk_seal(k, &s.ad, s.buf), ==, -EINVAL);
+        CHECK_INT(dmo_crypto_key_bind(k, DMO_CHUNK_CIPHER_NONE, section_a, sizeof(section_a)), ==,
+                  -EINVAL);
+        CHECK_INT(dmo_crypto_key_bind(k, 3, section_a, sizeof(section_a)), ==, -EINVAL);
+        CHECK(dmo_crypto_cipher_available(DMO_CHUNK_CIPHER_XCHACHA20POLY1305));
+        CHECK(dmo_crypto_cipher_available(dmo_crypto_cipher_preferred()));
+        CHECK(strcmp(dmo_crypto_cipher_name(DMO_CHUNK_CIPHER_AES256GCM), "AES-256-GCM") == 0);
+        if (aes_here()) {
+                REQUIRE(dmo_crypto_key_bind(k, DMO_CHUNK_CIPHER_AES256GCM, section_a,
+                                            sizeof(section_a)) == 0);
+                seal_one(k, &s, 0);
+                CHECK_INT(open_copy(k, &s, &s.ad), ==, 0);
+                REQUIRE(dmo_crypto_key_bind(k, DMO_CHUNK_CIPHER_XCHACHA20POLY1305, section_a,
+                                            sizeof(section_a)) == 0);
+                CHECK_INT(open_copy(k, &s, &s.ad), ==, -EBADMSG);
+        }
+        dmo_crypto_key_free(k);
 }
 
 static void mac_detects_any_change_and_needs_the_key(void)
@@ -335,7 +393,12 @@ static void secret_buffers_are_zeroed(void)
 
 DMO_TEST_MAIN(T(passphrase_wraps_and_unwraps_the_image_key), T(altered_envelope_is_rejected),
               T(every_image_gets_a_fresh_key), T(public_key_mode_round_trip),
-              T(public_key_text_round_trip_and_refusals), T(any_flipped_bit_fails_authentication),
-              T(chunk_in_the_wrong_place_or_with_altered_fields_fails),
-              T(chunk_from_another_image_fails), T(mac_detects_any_change_and_needs_the_key),
-              T(costs_and_modes_are_checked), T(secret_buffers_are_zeroed))
+              T(public_key_text_round_trip_and_refusals),
+              T(any_flipped_bit_fails_authentication_xchacha20poly1305),
+              T(any_flipped_bit_fails_authentication_aes256gcm),
+              T(chunk_in_the_wrong_place_or_with_altered_fields_fails_xchacha20poly1305),
+              T(chunk_in_the_wrong_place_or_with_altered_fields_fails_aes256gcm),
+              T(chunk_from_another_image_fails_xchacha20poly1305),
+              T(chunk_from_another_image_fails_aes256gcm), T(ciphers_are_distinct_and_checked),
+              T(mac_detects_any_change_and_needs_the_key), T(costs_and_modes_are_checked),
+              T(secret_buffers_are_zeroed))

@@ -20,6 +20,7 @@ static const char pass_a[] = "correct horse";
 static const struct dmo_kdf_costs cheap = {DMO_KDF_OPSLIMIT_MIN, DMO_KDF_MEMLIMIT_MIN};
 
 struct image {
+        unsigned cipher; /* enum dmo_chunk_cipher; 0: the writer's choice */
         char path[512];
         struct dmo_blockdev *dev;
         struct dmo_image_result res;
@@ -58,6 +59,7 @@ static int make_image(struct image *im, const char *name, const char *pass, uint
             .expected_pages = IMAGE_PAGES,
             .key = key,
             .envelope = &env,
+            .cipher = im->cipher,
         };
         if (r == 0)
                 r = tu_hibernate(im->dev, &a, seed, IMAGE_PAGES, &wp, &im->res);
@@ -158,22 +160,76 @@ static void same_length_pair(const struct image *im, uint64_t *i, uint64_t *j)
         *i = *j = 0;
 }
 
+/* With each cipher this CPU has, and the writer's own choice: the fastest. */
 static void test_intact_image_reads_back_and_wrong_passphrase_is_rejected(void)
 {
-        struct image im = {0};
-        REQUIRE(make_image(&im, "ok.swap", pass_a, SEED) == 0);
-        CHECK_INT(im.n_rec, ==, IMAGE_PAGES);
-        CHECK(im.info.header.flags & DMO_IMAGE_F_ENCRYPTED);
-        CHECK_INT(im.info.header.crypto.env.mode, ==, DMO_ENCRYPT_PASSPHRASE);
-        CHECK_INT(resume_with(&im, "wrong horse"), ==, -EKEYREJECTED);
-        CHECK_INT(resume_with(&im, pass_a), ==, 0);
-        /* No key, no pages. */
-        struct dmo_image_reader *rd;
-        REQUIRE(dmo_image_reader_new(&im.info, im.dev, 1, NULL, &rd) == 0);
-        const void *pages;
-        size_t n;
-        CHECK_INT(dmo_image_reader_next_pages(rd, &pages, &n), ==, -ENOKEY);
-        dmo_image_reader_free(rd);
+        const unsigned ciphers[] = {0, DMO_CHUNK_CIPHER_XCHACHA20POLY1305,
+                                    DMO_CHUNK_CIPHER_AES256GCM};
+        for (size_t c = 0; c < sizeof(ciphers) / sizeof(ciphers[0]); c++) {
+                if (ciphers[c] && !dmo_crypto_cipher_available(ciphers[c])) {
+                        printf("# %s: not on this CPU, not tested\n",
+                               dmo_crypto_cipher_name(ciphers[c]));
+                        continue;
+                }
+                struct image im = {.cipher = ciphers[c]};
+                REQUIRE(make_image(&im, "ok.swap", pass_a, SEED) == 0);
+                CHECK_INT(im.info.header.crypto.cipher, ==,
+                          ciphers[c] ? ciphers[c] : dmo_crypto_cipher_preferred());
+                CHECK_INT(im.n_rec, ==, IMAGE_PAGES);
+                CHECK(im.info.header.flags & DMO_IMAGE_F_ENCRYPTED);
+                CHECK_INT(im.info.header.crypto.env.mode, ==, DMO_ENCRYPT_PASSPHRASE);
+                CHECK_INT(resume_with(&im, "wrong horse"), ==, -EKEYREJECTED);
+                CHECK_INT(resume_with(&im, pass_a), ==, 0);
+                /* No key, no pages. */
+                struct dmo_image_reader *rd;
+                REQUIRE(dmo_image_reader_new(&im.info, im.dev, 1, NULL, &rd) == 0);
+                const void *pages;
+                size_t n;
+                CHECK_INT(dmo_image_reader_next_pages(rd, &pages, &n), ==, -ENOKEY);
+                dmo_image_reader_free(rd);
+                free_image(&im);
+        }
+}
+
+/* A header that names the other cipher than the one the chunks were sealed
+ * with (its MAC recomputed by someone with the key, the worst case) opens
+ * no chunk. */
+static void test_cipher_swapped_in_the_header_opens_no_chunk(void)
+{
+        if (!dmo_crypto_cipher_available(DMO_CHUNK_CIPHER_AES256GCM)) {
+                printf("# AES-256-GCM: not on this CPU, not tested\n");
+                return;
+        }
+        struct image im = {.cipher = DMO_CHUNK_CIPHER_AES256GCM};
+        REQUIRE(make_image(&im, "swapped.swap", pass_a, SEED) == 0);
+        struct dmo_crypto_key *key;
+        REQUIRE(dmo_crypto_unwrap_passphrase(&im.info.header.crypto.env, pass_a, strlen(pass_a),
+                                             &key) == 0);
+        uint8_t *rec = im.stream + im.rec_off[0];
+        const struct dmo_crypto_chunk_ad ad = {
+            .index = 0,
+            .npages = dmo_get_le32(rec + 4),
+            .zero_map = dmo_get_le64(rec + 16),
+            .flags = dmo_get_le32(rec + 24),
+            .plain_len = dmo_get_le32(rec + 28) - DMO_CRYPTO_TAG_LEN,
+        };
+        uint8_t sec[DMO_IMAGE_CRYPTO_LEN];
+        uint8_t *copy = malloc(im.rec_len[0]);
+        REQUIRE(copy);
+        /* With the header as written, the chunk opens: the test's own
+         * reading of the record is right. */
+        dmo_image_crypto_section(&im.info.header.crypto, sec);
+        REQUIRE(dmo_crypto_key_bind(key, DMO_CHUNK_CIPHER_AES256GCM, sec, sizeof(sec)) == 0);
+        memcpy(copy, rec, im.rec_len[0]);
+        CHECK_INT(dmo_crypto_chunk_open(key, &ad, copy + DMO_CHUNK_HEADER_LEN), ==, 0);
+        struct dmo_image_crypto other = im.info.header.crypto;
+        other.cipher = DMO_CHUNK_CIPHER_XCHACHA20POLY1305;
+        dmo_image_crypto_section(&other, sec);
+        REQUIRE(dmo_crypto_key_bind(key, other.cipher, sec, sizeof(sec)) == 0);
+        memcpy(copy, rec, im.rec_len[0]);
+        CHECK_INT(dmo_crypto_chunk_open(key, &ad, copy + DMO_CHUNK_HEADER_LEN), ==, -EBADMSG);
+        free(copy);
+        dmo_crypto_key_free(key);
         free_image(&im);
 }
 
@@ -322,6 +378,7 @@ static void test_dropped_chunk_and_truncated_stream_are_refused(void)
 }
 
 DMO_TEST_MAIN(T(test_intact_image_reads_back_and_wrong_passphrase_is_rejected),
+              T(test_cipher_swapped_in_the_header_opens_no_chunk),
               T(test_flipped_bit_with_checksums_recomputed_is_refused),
               T(test_reordered_chunks_are_refused), T(test_replayed_chunk_is_refused),
               T(test_chunk_from_another_image_is_refused),

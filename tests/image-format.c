@@ -248,7 +248,7 @@ static struct dmo_image_header encrypted_header(void)
 {
         struct dmo_image_header h = sample_header();
         h.flags |= DMO_IMAGE_F_ENCRYPTED;
-        h.crypto.cipher = DMO_CIPHER_XCHACHA20POLY1305_CHUNKS;
+        h.crypto.cipher = DMO_CHUNK_CIPHER_XCHACHA20POLY1305;
         h.crypto.env.mode = DMO_ENCRYPT_PASSPHRASE;
         h.crypto.env.opslimit = 3;
         h.crypto.env.memlimit = 64u << 20;
@@ -269,11 +269,20 @@ static void test_header_encryption_section_round_trips(void)
 
         REQUIRE(dmo_image_header_encode(page, PS, &h) == 0);
         CHECK_INT(dmo_image_header_decode(page, PS, &d, &f), ==, 0);
-        CHECK_INT(d.crypto.cipher, ==, DMO_CIPHER_XCHACHA20POLY1305_CHUNKS);
+        CHECK_INT(d.crypto.cipher, ==, DMO_CHUNK_CIPHER_XCHACHA20POLY1305);
         CHECK_INT(d.crypto.env.mode, ==, DMO_ENCRYPT_PASSPHRASE);
         CHECK(memcmp(&d.crypto.env, &h.crypto.env, sizeof(d.crypto.env)) == 0);
         CHECK(memcmp(d.crypto.mac, h.crypto.mac, sizeof(d.crypto.mac)) == 0);
         CHECK_INT(d.minor, ==, 1);
+
+        /* AES-256-GCM is a known cipher whether or not this CPU runs it;
+         * anything else is refused. */
+        h.crypto.cipher = DMO_CHUNK_CIPHER_AES256GCM;
+        REQUIRE(dmo_image_header_encode(page, PS, &h) == 0);
+        CHECK_INT(dmo_image_header_decode(page, PS, &d, &f), ==, 0);
+        CHECK_INT(d.crypto.cipher, ==, DMO_CHUNK_CIPHER_AES256GCM);
+        h.crypto.cipher = 3;
+        CHECK_INT(dmo_image_header_encode(page, PS, &h), ==, -EINVAL);
 }
 
 static void test_header_half_encrypted_is_refused(void)

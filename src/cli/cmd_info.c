@@ -40,13 +40,12 @@ static void print_encryption(const struct dmo_image_header *h)
         if (!(h->flags & DMO_IMAGE_F_ENCRYPTED))
                 printf("%s", _("  encryption:   none (the memory is readable on the swap area)\n"));
         else if (e->mode == DMO_ENCRYPT_PASSPHRASE)
-                printf(_("  encryption:   passphrase (XChaCha20-Poly1305; Argon2id, %llu passes, "
-                         "%llu KiB)\n"),
-                       (unsigned long long)e->opslimit, (unsigned long long)(e->memlimit >> 10));
+                printf(_("  encryption:   passphrase (%s; Argon2id, %llu passes, %llu KiB)\n"),
+                       dmo_crypto_cipher_name(h->crypto.cipher), (unsigned long long)e->opslimit,
+                       (unsigned long long)(e->memlimit >> 10));
         else
-                printf("%s",
-                       _("  encryption:   public key (XChaCha20-Poly1305; image key sealed to "
-                         "an X25519 key)\n"));
+                printf(_("  encryption:   public key (%s; image key sealed to an X25519 key)\n"),
+                       dmo_crypto_cipher_name(h->crypto.cipher));
 }
 
 static void print_human(const char *path, int r, const struct dmo_image_info *info)

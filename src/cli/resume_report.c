@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "crypto/crypto.h"
 #include "engine/engine.h"
 #include "util/i18n.h"
 #include "util/printable.h"
@@ -166,7 +167,14 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
                 return -EXDEV;
         }
         case DMO_RESUME_LOCKED:
-                if (res->error == -ENOKEY)
+                if (res->error == -ENOTSUP)
+                        snprintf(msg, len,
+                                 _("%s: the image is encrypted with %s, which this CPU cannot "
+                                   "run (it lacks the AES instructions); it is left on disk "
+                                   "untouched. Resume it on the machine that hibernated, or "
+                                   "discard it with --noresume"),
+                                 dev, dmo_crypto_cipher_name(res->image_cipher));
+                else if (res->error == -ENOKEY)
                         snprintf(msg, len,
                                  _("%s: the image is encrypted and no key was available; it is "
                                    "left on disk untouched. Resume again with its passphrase "

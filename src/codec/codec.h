@@ -8,8 +8,8 @@
  * the zero pages and verifies the raw checksum.
  *
  * Encrypted images (params.encrypted, then dmo_codec_set_key()): after
- * compression the payload is sealed with the image key (XChaCha20-Poly1305,
- * src/crypto), authenticated with the chunk's index (its seq), page count,
+ * compression the payload is sealed with the image key (the image's chunk
+ * cipher, src/crypto), authenticated with the chunk's index (its seq), page count,
  * zero map, flags and length; payload_len then counts the tag and the
  * payload hash is of the stored (encrypted) bytes. No checksum of the plain
  * pages is kept (pages_hash is 0): the tag authenticates them, and a hash of

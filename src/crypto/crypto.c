@@ -15,6 +15,10 @@
  * alignment, is aligned at the end of sodium_malloc's page too. */
 struct dmo_crypto_key {
         alignas(64) crypto_generichash_state mac;
+        /* AES-256-GCM's expanded key and GHASH table, made once by bind:
+         * per chunk only the counter blocks are computed. */
+        alignas(64) crypto_aead_aes256gcm_state aes;
+        uint32_t cipher; /* enum dmo_chunk_cipher, set by bind */
         uint8_t key[DMO_CRYPTO_KEY_LEN];
         uint8_t mac_key[DMO_CRYPTO_KEY_LEN];
         uint8_t binding[crypto_generichash_BYTES];
@@ -33,6 +37,10 @@ _Static_assert(DMO_CRYPTO_SALT_LEN == crypto_pwhash_SALTBYTES, "salt size");
 _Static_assert(DMO_CRYPTO_WRAPPED_MAX == crypto_box_SEALBYTES + DMO_CRYPTO_KEY_LEN, "sealed");
 _Static_assert(DMO_CRYPTO_PUBKEY_LEN == crypto_box_PUBLICKEYBYTES, "public key size");
 _Static_assert(DMO_CRYPTO_IMAGE_NONCE_LEN + 8 == DMO_CRYPTO_NONCE_LEN, "chunk nonce");
+_Static_assert(DMO_CRYPTO_KEY_LEN == crypto_aead_aes256gcm_KEYBYTES, "AES key size");
+_Static_assert(DMO_CRYPTO_TAG_LEN == crypto_aead_aes256gcm_ABYTES, "AES tag size");
+_Static_assert(crypto_aead_aes256gcm_NPUBBYTES == 12, "AES-GCM nonce: 4 + 8 bytes");
+_Static_assert(sizeof(struct dmo_crypto_key) % 64 == 0, "key alignment at the page end");
 
 #define WRAPPED_PASS_LEN (DMO_CRYPTO_KEY_LEN + DMO_CRYPTO_TAG_LEN)
 #define WRAP_AD_LEN                                                                                \
@@ -249,9 +257,46 @@ int dmo_crypto_unwrap_keypair(const struct dmo_crypto_envelope *env,
         return 0;
 }
 
-void dmo_crypto_key_bind(struct dmo_crypto_key *k, const uint8_t *section, size_t len)
+static const char *const cipher_names[] = {
+    [DMO_CHUNK_CIPHER_NONE] = "none",
+    [DMO_CHUNK_CIPHER_XCHACHA20POLY1305] = "XChaCha20-Poly1305",
+    [DMO_CHUNK_CIPHER_AES256GCM] = "AES-256-GCM",
+};
+DMO_STRING_TABLE_TO_STRING(, dmo_crypto_cipher_name, enum dmo_chunk_cipher, cipher_names, "unknown")
+
+bool dmo_crypto_cipher_available(enum dmo_chunk_cipher c)
 {
+        switch (c) {
+        case DMO_CHUNK_CIPHER_XCHACHA20POLY1305:
+                return true;
+        case DMO_CHUNK_CIPHER_AES256GCM:
+                /* libsodium's AES-GCM exists only on the CPU's AES and
+                 * carry-less multiply instructions: never in software. */
+                return sodium_ready() && crypto_aead_aes256gcm_is_available() == 1;
+        default:
+                return false;
+        }
+}
+
+enum dmo_chunk_cipher dmo_crypto_cipher_preferred(void)
+{
+        return dmo_crypto_cipher_available(DMO_CHUNK_CIPHER_AES256GCM)
+                   ? DMO_CHUNK_CIPHER_AES256GCM
+                   : DMO_CHUNK_CIPHER_XCHACHA20POLY1305;
+}
+
+int dmo_crypto_key_bind(struct dmo_crypto_key *k, enum dmo_chunk_cipher cipher,
+                        const uint8_t *section, size_t len)
+{
+        if (cipher != DMO_CHUNK_CIPHER_XCHACHA20POLY1305 && cipher != DMO_CHUNK_CIPHER_AES256GCM)
+                return -EINVAL;
+        if (!dmo_crypto_cipher_available(cipher))
+                return -ENOTSUP;
+        if (cipher == DMO_CHUNK_CIPHER_AES256GCM)
+                crypto_aead_aes256gcm_beforenm(&k->aes, k->key);
+        k->cipher = cipher;
         crypto_generichash(k->binding, sizeof(k->binding), section, len, NULL, 0);
+        return 0;
 }
 
 /* ---- chunks ---- */
@@ -272,29 +317,65 @@ static void chunk_nonce_ad(const struct dmo_crypto_key *k, const struct dmo_cryp
         dmo_put_le32(p + 24, ad->plain_len);
 }
 
+/* AES-GCM's 12-byte nonce: the image nonce's first 4 bytes || the index.
+ * The key is fresh for every image, so the index alone keeps it unique. */
+static void aes_nonce(const uint8_t nonce[DMO_CRYPTO_NONCE_LEN],
+                      uint8_t out[crypto_aead_aes256gcm_NPUBBYTES])
+{
+        memcpy(out, nonce, 4);
+        memcpy(out + 4, nonce + DMO_CRYPTO_IMAGE_NONCE_LEN, 8);
+}
+
 int dmo_crypto_chunk_seal(const struct dmo_crypto_key *k, const struct dmo_crypto_chunk_ad *ad,
                           uint8_t *buf)
 {
         uint8_t nonce[DMO_CRYPTO_NONCE_LEN], adb[CHUNK_AD_LEN];
 
         chunk_nonce_ad(k, ad, nonce, adb);
-        crypto_aead_xchacha20poly1305_ietf_encrypt_detached(buf, buf + ad->plain_len, NULL, buf,
-                                                            ad->plain_len, adb, sizeof(adb), NULL,
-                                                            nonce, k->key);
-        return 0;
+        switch (k->cipher) {
+        case DMO_CHUNK_CIPHER_XCHACHA20POLY1305:
+                crypto_aead_xchacha20poly1305_ietf_encrypt_detached(
+                    buf, buf + ad->plain_len, NULL, buf, ad->plain_len, adb, sizeof(adb), NULL,
+                    nonce, k->key);
+                return 0;
+        case DMO_CHUNK_CIPHER_AES256GCM: {
+                uint8_t n12[crypto_aead_aes256gcm_NPUBBYTES];
+                aes_nonce(nonce, n12);
+                crypto_aead_aes256gcm_encrypt_detached_afternm(buf, buf + ad->plain_len, NULL, buf,
+                                                               ad->plain_len, adb, sizeof(adb),
+                                                               NULL, n12, &k->aes);
+                return 0;
+        }
+        default:
+                return -EINVAL; /* not bound */
+        }
 }
 
 int dmo_crypto_chunk_open(const struct dmo_crypto_key *k, const struct dmo_crypto_chunk_ad *ad,
                           uint8_t *buf)
 {
         uint8_t nonce[DMO_CRYPTO_NONCE_LEN], adb[CHUNK_AD_LEN];
+        int r;
 
         chunk_nonce_ad(k, ad, nonce, adb);
-        if (crypto_aead_xchacha20poly1305_ietf_decrypt_detached(buf, NULL, buf, ad->plain_len,
-                                                                buf + ad->plain_len, adb,
-                                                                sizeof(adb), nonce, k->key) != 0)
-                return -EBADMSG;
-        return 0;
+        switch (k->cipher) {
+        case DMO_CHUNK_CIPHER_XCHACHA20POLY1305:
+                r = crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
+                    buf, NULL, buf, ad->plain_len, buf + ad->plain_len, adb, sizeof(adb), nonce,
+                    k->key);
+                break;
+        case DMO_CHUNK_CIPHER_AES256GCM: {
+                uint8_t n12[crypto_aead_aes256gcm_NPUBBYTES];
+                aes_nonce(nonce, n12);
+                r = crypto_aead_aes256gcm_decrypt_detached_afternm(buf, NULL, buf, ad->plain_len,
+                                                                   buf + ad->plain_len, adb,
+                                                                   sizeof(adb), n12, &k->aes);
+                break;
+        }
+        default:
+                return -EINVAL; /* not bound */
+        }
+        return r != 0 ? -EBADMSG : 0;
 }
 
 /* ---- MAC ---- */

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crypto/crypto.h"
 #include "engine/critical.h"
 #include "image/format.h"
 #include "image/reader.h"
@@ -257,6 +258,7 @@ static int start_writer(struct hibernation *h)
             .page_size = h->id.page_size,
             .key = cfg->key,
             .envelope = cfg->envelope,
+            .cipher = cfg->cipher,
         };
         int r = max_image_pages(h->snap, h->id.page_size, &wp.expected_pages);
         if (r < 0)
@@ -692,6 +694,13 @@ static int check_image(struct resumption *rs)
 static int unlock(struct resumption *rs)
 {
         const struct dmo_resume_config *cfg = rs->cfg;
+        /* Before anyone types a passphrase: an image sealed with AES-GCM
+         * cannot be opened where the CPU lacks AES instructions. It stays
+         * on disk for a machine that can. */
+        if (!dmo_crypto_cipher_available(rs->info.header.crypto.cipher)) {
+                rs->res->image_cipher = rs->info.header.crypto.cipher;
+                return refuse(rs, DMO_RESUME_LOCKED, DMO_STEP_UNLOCK, -ENOTSUP);
+        }
         int r = cfg->unlock ? cfg->unlock(cfg->unlock_ctx, &rs->info, &rs->key) : -ENOKEY;
         if (r == -ECANCELED) /* the person's choice, not noresume */
                 return refuse(rs, DMO_RESUME_DISCARDED, DMO_STEP_UNLOCK, r);

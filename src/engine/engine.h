@@ -130,6 +130,7 @@ struct dmo_hibernate_config {
          * after the snapshot. The caller owns them. */
         struct dmo_crypto_key *key;
         const struct dmo_crypto_envelope *envelope;
+        unsigned cipher; /* enum dmo_chunk_cipher; 0: the fastest this CPU has */
         enum dmo_compress compress;
         int compress_level;
         unsigned threads;     /* 0: one per CPU */
@@ -271,6 +272,8 @@ struct dmo_resume_result {
          * image was made by, and what runs */
         char image_release[65];
         char running_release[65];
+        /* on LOCKED with -ENOTSUP: the chunk cipher this CPU cannot run */
+        unsigned image_cipher;
         struct dmo_engine_stats stats;
 };
 

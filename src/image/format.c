@@ -318,14 +318,17 @@ static int crypto_check(const struct dmo_image_header *h)
         const struct dmo_crypto_envelope *e = &c->env;
         if (!(h->flags & DMO_IMAGE_F_ENCRYPTED)) {
                 bool zero =
-                    c->cipher == DMO_CIPHER_NONE && e->mode == DMO_ENCRYPT_NONE && !e->opslimit &&
-                    !e->memlimit && !e->wrapped_len && all_zero(e->salt, sizeof(e->salt)) &&
-                    all_zero(e->nonce, sizeof(e->nonce)) &&
+                    c->cipher == DMO_CHUNK_CIPHER_NONE && e->mode == DMO_ENCRYPT_NONE &&
+                    !e->opslimit && !e->memlimit && !e->wrapped_len &&
+                    all_zero(e->salt, sizeof(e->salt)) && all_zero(e->nonce, sizeof(e->nonce)) &&
                     all_zero(e->image_nonce, sizeof(e->image_nonce)) &&
                     all_zero(e->wrapped, sizeof(e->wrapped)) && all_zero(c->mac, sizeof(c->mac));
                 return zero ? 0 : -EINVAL;
         }
-        if (c->cipher != DMO_CIPHER_XCHACHA20POLY1305_CHUNKS)
+        /* Known ciphers only; whether this CPU runs it is the resume's
+         * question, not the header's. */
+        if (c->cipher != DMO_CHUNK_CIPHER_XCHACHA20POLY1305 &&
+            c->cipher != DMO_CHUNK_CIPHER_AES256GCM)
                 return -EINVAL;
         if (dmo_crypto_envelope_check(e) < 0)
                 return -EINVAL;

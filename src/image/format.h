@@ -127,19 +127,13 @@ int dmo_sig_parse(const uint8_t *page, uint32_t page_size, struct dmo_sig *out);
 #define DMO_IMAGE_F_INCOMPAT_KNOWN DMO_IMAGE_F_ENCRYPTED
 #define DMO_IMAGE_F_PLATFORM       0x00010000u /* hibernated in platform (ACPI S4) mode */
 
-enum dmo_cipher {
-        DMO_CIPHER_NONE = 0,
-        /* XChaCha20-Poly1305 (IETF AEAD) per chunk, see src/crypto/crypto.h */
-        DMO_CIPHER_XCHACHA20POLY1305_CHUNKS = 1,
-};
-
 /* The encryption section (doc/image-format.md §2.2), 200 bytes at offset
  * 512 of the header. Nothing in it is secret: the image key is in it only
  * wrapped (passphrase mode) or sealed (public-key mode). */
 #define DMO_IMAGE_CRYPTO_LEN 200u
 
 struct dmo_image_crypto {
-        uint32_t cipher;                 /* enum dmo_cipher */
+        uint32_t cipher;                 /* enum dmo_chunk_cipher (crypto/crypto.h) */
         struct dmo_crypto_envelope env;  /* env.mode: enum dmo_encrypt_mode (the KDF) */
         uint8_t mac[DMO_CRYPTO_MAC_LEN]; /* keyed BLAKE2b of header and extent list */
 };

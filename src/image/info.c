@@ -59,9 +59,11 @@ static void put_header(struct out *o, const struct dmo_image_header *h)
         put(o, ",\"encrypted\":%s", (h->flags & DMO_IMAGE_F_ENCRYPTED) ? "true" : "false");
         if (h->flags & DMO_IMAGE_F_ENCRYPTED)
                 put(o,
-                    ",\"encryption\":{\"mode\":\"%s\",\"cipher\":\"xchacha20poly1305\","
+                    ",\"encryption\":{\"mode\":\"%s\",\"cipher\":\"%s\","
                     "\"kdf_ops\":%" PRIu64 ",\"kdf_memory\":%" PRIu64 "}",
                     dmo_encrypt_mode_name((enum dmo_encrypt_mode)h->crypto.env.mode),
+                    h->crypto.cipher == DMO_CHUNK_CIPHER_AES256GCM ? "aes256gcm"
+                                                                   : "xchacha20poly1305",
                     h->crypto.env.opslimit, h->crypto.env.memlimit);
         put(o, ",\"page_size\":%" PRIu32 ",\"image_pages\":%" PRIu64, h->page_size, h->image_pages);
         put(o, ",\"compression\":\"%s\",\"level\":%" PRId32, compress_id(h->compress), h->level);

@@ -306,8 +306,10 @@ int dmo_image_reader_set_key(struct dmo_image_reader *r, struct dmo_crypto_key *
                 return -EINVAL;
         uint8_t sec[DMO_IMAGE_CRYPTO_LEN];
         dmo_image_crypto_section(&r->info.header.crypto, sec);
-        dmo_crypto_key_bind(key, sec, sizeof(sec));
-        int err = dmo_image_header_mac_verify(key, &r->info.header, r->ext, r->n_ext);
+        int err = dmo_crypto_key_bind(key, r->info.header.crypto.cipher, sec, sizeof(sec));
+        if (err < 0)
+                return err;
+        err = dmo_image_header_mac_verify(key, &r->info.header, r->ext, r->n_ext);
         if (err < 0)
                 return -EBADMSG;
         err = dmo_codec_set_key(r->codec, key);

@@ -81,7 +81,8 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
  * envelope, owned by the caller, kept until the reader is freed) is bound
  * to the image, then the header and the extent list are authenticated
  * against the header's MAC: -EBADMSG if they were altered (by someone who
- * could not know the key), -EINVAL for a plain image or a second key. */
+ * could not know the key), -EINVAL for a plain image or a second key,
+ * -ENOTSUP when this CPU cannot run the image's chunk cipher. */
 int dmo_image_reader_set_key(struct dmo_image_reader *r, struct dmo_crypto_key *key);
 
 /* 1: *pages points at the next *n (>= 1) consecutive pages, the rest of

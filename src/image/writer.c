@@ -140,11 +140,13 @@ int dmo_image_writer_new(const struct dmo_image_writer_params *params, struct dm
                 /* Every chunk's tag names this image: its encryption section. */
                 uint8_t sec[DMO_IMAGE_CRYPTO_LEN];
                 w->crypto = (struct dmo_image_crypto){
-                    .cipher = DMO_CIPHER_XCHACHA20POLY1305_CHUNKS,
+                    .cipher = p.cipher ? p.cipher : dmo_crypto_cipher_preferred(),
                     .env = *p.envelope,
                 };
                 dmo_image_crypto_section(&w->crypto, sec);
-                dmo_crypto_key_bind(p.key, sec, sizeof(sec));
+                r = dmo_crypto_key_bind(p.key, w->crypto.cipher, sec, sizeof(sec));
+                if (r < 0)
+                        goto fail;
                 r = dmo_codec_set_key(w->codec, p.key);
                 if (r < 0)
                         goto fail;

@@ -45,6 +45,9 @@ struct dmo_image_writer_params {
          * keeps them until the writer is freed. */
         struct dmo_crypto_key *key;
         const struct dmo_crypto_envelope *envelope;
+        /* enum dmo_chunk_cipher; 0: the fastest this CPU has
+         * (dmo_crypto_cipher_preferred). */
+        unsigned cipher;
 };
 
 /* What the engine knows about the run, recorded in the header. */
