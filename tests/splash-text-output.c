@@ -174,6 +174,24 @@ static void test_log_of_a_100000_page_run_has_start_each_tenth_once_and_totals(v
                 CHECK_INT(any, >=, 1);
                 CHECK_INT(progress, <=, 1);
         }
+        /* The bracket is the whole job and never goes back; the percent
+         * after the page counts is their own share, and agrees with them. */
+        unsigned last = 0, checked = 0;
+        for (const char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                unsigned job, share;
+                unsigned long long done, total;
+                if (sscanf(l, "[%u%%]", &job) == 1) {
+                        CHECK_INT(job, >=, last);
+                        last = job;
+                }
+                const char *colon = strchr(l, ':');
+                if (colon &&
+                    sscanf(colon, ": %llu of %llu pages (%u%%)", &done, &total, &share) == 3) {
+                        CHECK_INT(share, ==, (unsigned)((done * 200 + total) / (2 * total)));
+                        checked++;
+                }
+        }
+        CHECK_INT(checked, >=, 5);
 }
 
 /* The process that hibernated wakes up in the restored system with the

@@ -278,3 +278,13 @@ const char *dmo_phase_label(enum dmo_phase phase)
         const char *label = phase_label(phase);
         return label[0] ? _(label) : "";
 }
+
+int dmo_progress_data_percent(const struct dmo_progress_snapshot *s)
+{
+        if (s->pages_total == 0)
+                return -1;
+        uint64_t done = s->pages_done < s->pages_total ? s->pages_done : s->pages_total;
+        /* Rounded like the amounts are, so 4.9 of 12.9 says 38%. */
+        int pct = (int)((done * 200 + s->pages_total) / (2 * s->pages_total));
+        return pct == 100 && done < s->pages_total ? 99 : pct;
+}

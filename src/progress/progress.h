@@ -93,4 +93,10 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
 const char *dmo_phase_id(enum dmo_phase phase);
 const char *dmo_phase_label(enum dmo_phase phase);
 
+/* The share of the image's pages done, in percent, for every renderer that
+ * prints it beside the amounts ("38% · 4.9 GB of 12.9 GB"): rounded like
+ * the amounts, 100 only when every page is done; -1 before there is a
+ * total. The bar is the whole job, not this (doc/themes.md). */
+int dmo_progress_data_percent(const struct dmo_progress_snapshot *s);
+
 #endif

@@ -104,10 +104,12 @@ static void load_strings(struct text_strings *s, bool utf8)
         s->no_yes = _("[y/N]");
         /* TRANSLATORS: a log line when a phase starts: percent, phase label. */
         s->log_phase = _("[%3u%%] %s\n");
-        /* TRANSLATORS: percent, phase label, pages done, pages in all, then what
-         * is known of the throughput and the time left, each after the
-         * separator below (", 230 MB/s, 1 s left"), or nothing. */
-        s->log_progress = _("[%3u%%] %s: %llu of %llu pages%s\n");
+        /* TRANSLATORS: the whole job's percent (like the bar), phase label,
+         * pages done, pages in all, the share of the pages done (their own
+         * percent), then what is known of the throughput and the time left,
+         * each after the separator below (", 230 MB/s, 1 s left"), or
+         * nothing. "[ 40%] Writing the image: 1200 of 5400 pages (22%)" */
+        s->log_progress = _("[%3u%%] %s: %llu of %llu pages (%u%%)%s\n");
         /* TRANSLATORS: goes before the throughput and before the time left
          * at the end of a log line. */
         s->log_item = _(", %s");
@@ -464,11 +466,18 @@ static int render_log(struct text_output *t, const struct dmo_scene *sc)
                                                cached(t->s.log_item, ", %s"), rate);
                 if (eta[0] && tl < sizeof(tail))
                         snprintf(tail + tl, sizeof(tail) - tl, cached(t->s.log_item, ", %s"), eta);
-                n = snprintf(t->line, sizeof(t->line),
-                             cached(t->s.log_progress, "[%3u%%] %s: %llu of %llu pages%s\n"),
-                             (unsigned)decile * 10, t->s.labels[ph],
-                             (unsigned long long)p->pages_done, (unsigned long long)p->pages_total,
-                             tail);
+                int share = dmo_progress_data_percent(p);
+                if (share < 0) /* a phase without pages to count */
+                        n = snprintf(t->line, sizeof(t->line),
+                                     cached(t->s.log_phase, "[%3u%%] %s\n"), (unsigned)decile * 10,
+                                     t->s.labels[ph]);
+                else
+                        n = snprintf(
+                            t->line, sizeof(t->line),
+                            cached(t->s.log_progress, "[%3u%%] %s: %llu of %llu pages (%u%%)%s\n"),
+                            (unsigned)decile * 10, t->s.labels[ph],
+                            (unsigned long long)p->pages_done, (unsigned long long)p->pages_total,
+                            (unsigned)share, tail);
         } else {
                 t->started = true;
                 t->last_phase = ph;

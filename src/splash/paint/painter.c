@@ -769,20 +769,6 @@ static void format_size(const struct dmo_painter *p, char *buf, size_t len, uint
         }
 }
 
-/* The stats line's percent: the share of the image moved, from the same two
- * counts as the amounts printed beside it ("38% · 4.9 GB of 12.9 GB"). The
- * bar shows the whole job (doc/themes.md). -1 when nothing is counted yet. */
-static int data_percent(const struct dmo_progress_snapshot *pr)
-{
-        if (pr->pages_total == 0)
-                return -1;
-        uint64_t done = pr->pages_done < pr->pages_total ? pr->pages_done : pr->pages_total;
-        /* Rounded like the amounts are, so 4.9 of 12.9 says 38%; 100% only
-         * when everything is done. */
-        int pct = (int)((done * 200 + pr->pages_total) / (2 * pr->pages_total));
-        return pct == 100 && done < pr->pages_total ? 99 : pct;
-}
-
 static void build_stats(const struct dmo_painter *p, const struct dmo_scene *sc, char *out,
                         size_t len)
 {
@@ -798,7 +784,7 @@ static void build_stats(const struct dmo_painter *p, const struct dmo_scene *sc,
 
         out[0] = '\0';
         APPEND("%s", dmo_phase_label(pr->phase));
-        int pct = data_percent(pr);
+        int pct = dmo_progress_data_percent(pr);
         if (pct >= 0 && (sc->kind == DMO_SCENE_HIBERNATE || sc->kind == DMO_SCENE_RESUME)) {
                 APPEND("%s", sep);
                 APPEND(_("%d%%"), pct);
