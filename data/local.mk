@@ -130,13 +130,14 @@ endif
 # tree, the initramfs scripts run in a busybox chroot, the man pages and the
 # completion.
 TESTS += tests/po-catalogs.sh tests/splash-languages.sh tests/data-install.sh \
-	tests/data-initramfs.sh tests/data-man.sh
+	tests/data-initramfs.sh tests/data-man.sh tests/cli-messages.sh
 EXTRA_DIST += tests/po-catalogs.sh tests/splash-languages.sh tests/data-install.sh tests/data-initramfs.sh \
-	tests/data-man.sh tests/tap.sh
+	tests/data-man.sh tests/tap.sh tests/cli-messages.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; MSGFMT='$(MSGFMT)'; XGETTEXT='$(XGETTEXT)'; \
 	MSGMERGE='$(MSGMERGE)'; GROFF='$(GROFF)'; export MAKE MSGFMT XGETTEXT MSGMERGE GROFF;
 tests/po-catalogs.log: dormouse$(EXEEXT)
 tests/splash-languages.log: dormouse$(EXEEXT)
+tests/cli-messages.log: dormouse$(EXEEXT)
 tests/data-man.log: dormouse$(EXEEXT) $(nodist_man8_MANS) $(nodist_man5_MANS) $(nodist_man7_MANS) \
 	data/bash-completion/dormouse
 

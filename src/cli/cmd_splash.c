@@ -238,7 +238,9 @@ int dmo_cmd_theme(int argc, char **argv)
         size_t errors = dmo_diag_count(&diag, DMO_DIAG_ERROR);
         size_t warnings = dmo_diag_count(&diag, DMO_DIAG_WARNING) - errors;
         dmo_diag_clear(&diag);
-        printf(_("%s: %zu errors, %zu warnings\n"), argv[2], errors, warnings);
+        /* TRANSLATORS: theme, then how many errors and warnings its check
+         * found (no plural: "errors: 1" reads right for every count). */
+        printf(_("%s: errors: %zu, warnings: %zu\n"), argv[2], errors, warnings);
         if (r < 0 || errors)
                 r = -EIO; /* said: the errors, or why the theme could not be checked */
         return dmo_cli_exit_status(DMO_CMD_THEME, r);

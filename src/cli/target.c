@@ -128,7 +128,15 @@ int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_sw
 
         struct stat st;
         if (stat(path_buf, &st) < 0) {
-                dmo_cli_error(_("resume device %s: %s"), path_buf, strerror(errno));
+                if (errno == ENOENT)
+                        dmo_cli_error(_("resume device %s does not exist; check "
+                                        "--resume-device, \"resume device\" in %s or resume= on "
+                                        "the kernel command line"),
+                                      path_buf, c->config_path);
+                else
+                        dmo_cli_error(_("resume device %s cannot be examined (%s); check that "
+                                        "it exists and that you may read it"),
+                                      path_buf, strerror(errno));
                 return -EINVAL;
         }
         t->path = path_buf;
