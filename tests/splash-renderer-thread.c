@@ -140,8 +140,12 @@ static bool rig_start(struct rig *g, unsigned fps, bool with_keys)
         if (with_keys && pipe(g->keys) != 0)
                 return false;
         struct dmo_output *outs[] = {&g->f->base};
-        struct dmo_renderer_config cfg = {
-            .progress = g->p, .outputs = outs, .n_outputs = 1, .fps = fps, .key_fd = g->keys[0]};
+        struct dmo_renderer_config cfg = {.progress = g->p,
+                                          .outputs = outs,
+                                          .n_outputs = 1,
+                                          .fps = fps,
+                                          .key_fds = g->keys, /* [0]: the read end, or -1 */
+                                          .n_key_fds = 1};
         return dmo_renderer_new(&cfg, &g->r) == 0 && dmo_renderer_start(g->r) == 0;
 }
 
@@ -499,6 +503,48 @@ static void test_dialog_without_keys_or_thread_is_refused(void)
         rig_free(&g);
 }
 
+/* Two key terminals, as in the initramfs: stdin's (a serial console that
+ * hangs up here) and the VT the screen shows. The passphrase typed on the
+ * second reaches the dialog; the first one's end does not fail it; with
+ * both gone a dialog has nobody to answer it. */
+static void test_keys_from_either_terminal_reach_the_dialog(void)
+{
+        struct dmo_progress *p;
+        REQUIRE(dmo_progress_new(DMO_MODE_RESUME, &p) == 0);
+        struct fake_output *f = fake_new();
+        int serial[2], vt[2];
+        REQUIRE(pipe(serial) == 0 && pipe(vt) == 0);
+        struct dmo_output *outs[] = {&f->base};
+        int key_fds[] = {serial[0], vt[0]};
+        struct dmo_renderer_config cfg = {.progress = p,
+                                          .outputs = outs,
+                                          .n_outputs = 1,
+                                          .fps = 60,
+                                          .key_fds = key_fds,
+                                          .n_key_fds = 2};
+        struct dmo_renderer *r;
+        REQUIRE(dmo_renderer_new(&cfg, &r) == 0 && dmo_renderer_start(r) == 0);
+        close(serial[1]); /* EOF on the first terminal */
+        struct rig g = {.p = p, .f = f, .r = r, .keys = {vt[0], vt[1]}};
+        struct typist t = {&g, "open sesame\r", DMO_DIALOG_PASSWORD, "Passphrase to resume:"};
+        pthread_t th;
+        pthread_create(&th, NULL, typist_main, &t);
+        char buf[64];
+        int err = dmo_renderer_ask_password(r, t.prompt, buf, sizeof(buf), dialog_timeout_ms);
+        pthread_join(th, NULL);
+        CHECK_INT(err, ==, 0);
+        CHECK(strcmp(buf, "open sesame") == 0);
+        close(vt[1]); /* now the second one ends too */
+        CHECK_INT(dmo_renderer_ask_password(r, "again", buf, sizeof(buf), dialog_timeout_ms), ==,
+                  -ENOTTY);
+        dmo_renderer_free(r);
+        dmo_progress_free(p);
+        pthread_mutex_destroy(&f->lock);
+        free(f);
+        close(serial[0]);
+        close(vt[0]);
+}
+
 /* A screen that draws three frames, then its device is gone. */
 static atomic_int gone_calls;
 static int gone_render(struct dmo_output *o, const struct dmo_scene *sc, bool force_full)
@@ -546,7 +592,6 @@ static void test_lost_screen_is_replaced_and_never_drawn_again(void)
                                           .outputs = outs,
                                           .n_outputs = 2,
                                           .fps = 100,
-                                          .key_fd = -1,
                                           .replace_lost = give_successor,
                                           .replace_ctx = &succ};
         struct dmo_renderer *r;
@@ -582,4 +627,5 @@ DMO_TEST_MAIN(T(test_bar_eases_forward_never_back_and_ends_exact),
               T(test_password_dialog_esc_cancels_and_wipes),
               T(test_yes_no_keys_and_timeout_default),
               T(test_dialog_without_keys_or_thread_is_refused),
+              T(test_keys_from_either_terminal_reach_the_dialog),
               T(test_lost_screen_is_replaced_and_never_drawn_again))

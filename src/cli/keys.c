@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "image/reader.h"
 #include "util/i18n.h"
+#include "util/tty.h"
 
 const char dmo_cli_default_public_key[] = DMO_SYSCONFDIR "/dormouse/pubkey";
 const char dmo_cli_default_secret_key[] = DMO_SYSCONFDIR "/dormouse/secret.key";
@@ -105,8 +106,7 @@ static int tty_ask(const char *prompt, char *buf, size_t cap, bool echo)
         /* The terminal on stdin, as the initramfs and a person at a shell
          * give it; under a service stdin is no terminal and nobody is
          * asked (the key file is the way then). */
-        const char *tty = isatty(STDIN_FILENO) ? ttyname(STDIN_FILENO) : NULL;
-        int fd = tty ? open(tty, O_RDWR | O_CLOEXEC | O_NOCTTY) : -1;
+        int fd = dmo_tty_reopen(STDIN_FILENO, O_RDWR);
         if (fd < 0)
                 return -ENOTTY;
         struct termios old, quiet;

@@ -48,7 +48,9 @@ struct dmo_renderer {
         struct dmo_output *(*replace_lost)(void *ctx, size_t index);
         void *replace_ctx;
         unsigned period_ms;
-        struct dmo_keys *keys; /* NULL without a key fd, or after its EOF */
+        /* One per key terminal; NULL after its EOF. */
+        struct dmo_keys *keys[DMO_RENDERER_MAX_KEYS];
+        size_t n_keys;
         int wake_fd;
         pthread_t thread;
         bool running;
@@ -82,7 +84,8 @@ static void wake(struct dmo_renderer *r)
 
 int dmo_renderer_new(const struct dmo_renderer_config *cfg, struct dmo_renderer **out)
 {
-        if (!cfg->progress || cfg->n_outputs > DMO_RENDERER_MAX_OUTPUTS || cfg->fps > MAX_FPS)
+        if (!cfg->progress || cfg->n_outputs > DMO_RENDERER_MAX_OUTPUTS || cfg->fps > MAX_FPS ||
+            cfg->n_key_fds > DMO_RENDERER_MAX_KEYS)
                 return -EINVAL;
         struct dmo_renderer *r = calloc(1, sizeof(*r));
         if (!r)
@@ -102,13 +105,18 @@ int dmo_renderer_new(const struct dmo_renderer_config *cfg, struct dmo_renderer 
                 free(r);
                 return err;
         }
-        if (cfg->key_fd >= 0) {
-                int err = dmo_keys_open(cfg->key_fd, &r->keys);
+        for (size_t i = 0; i < cfg->n_key_fds; i++) {
+                if (cfg->key_fds[i] < 0)
+                        continue;
+                int err = dmo_keys_open(cfg->key_fds[i], &r->keys[r->n_keys]);
                 if (err < 0) {
+                        while (r->n_keys > 0)
+                                dmo_keys_close(r->keys[--r->n_keys]);
                         close(r->wake_fd);
                         free(r);
                         return err;
                 }
+                r->n_keys++;
         }
         pthread_condattr_t ca;
         pthread_condattr_init(&ca);
@@ -292,16 +300,25 @@ static void handle_key(struct dmo_renderer *r, const struct dmo_key_event *ev)
                 dmo_progress_request_abort(r->progress);
 }
 
-static void read_keys(struct dmo_renderer *r, uint64_t now_ms)
+static bool have_keys(const struct dmo_renderer *r)
+{
+        for (size_t i = 0; i < r->n_keys; i++)
+                if (r->keys[i])
+                        return true;
+        return false;
+}
+
+static void read_keys(struct dmo_renderer *r, size_t source, uint64_t now_ms)
 {
         struct dmo_key_event ev[MAX_KEY_EVENTS];
-        int n = dmo_keys_read(r->keys, now_ms, ev, MAX_KEY_EVENTS);
+        int n = dmo_keys_read(r->keys[source], now_ms, ev, MAX_KEY_EVENTS);
         if (n == -EPIPE || (n < 0 && n != -EAGAIN)) {
-                /* The terminal went away: nothing more will come from it. */
+                /* The terminal went away: nothing more will come from it. A
+                 * dialog fails only when no terminal is left to answer it. */
                 pthread_mutex_lock(&r->lock);
-                dmo_keys_close(r->keys);
-                r->keys = NULL;
-                if (r->dialog.kind != DMO_DIALOG_NONE && !r->dialog.done) {
+                dmo_keys_close(r->keys[source]);
+                r->keys[source] = NULL;
+                if (!have_keys(r) && r->dialog.kind != DMO_DIALOG_NONE && !r->dialog.done) {
                         dialog_finish(&r->dialog, -ENOTTY);
                         pthread_cond_broadcast(&r->cond);
                 }
@@ -316,19 +333,21 @@ static void read_keys(struct dmo_renderer *r, uint64_t now_ms)
  * outputs had anything to dispatch. */
 static bool poll_once(struct dmo_renderer *r, int timeout_ms)
 {
-        struct pollfd fds[DMO_RENDERER_MAX_OUTPUTS + 2];
-        size_t owner[DMO_RENDERER_MAX_OUTPUTS + 2];
+        struct pollfd fds[DMO_RENDERER_MAX_OUTPUTS + DMO_RENDERER_MAX_KEYS + 1];
+        size_t owner[DMO_RENDERER_MAX_OUTPUTS + DMO_RENDERER_MAX_KEYS + 1];
         nfds_t n = 0;
         bool dispatched = false;
 
         fds[n++] = (struct pollfd){.fd = r->wake_fd, .events = POLLIN};
-        size_t key_slot = SIZE_MAX;
-        if (r->keys) {
-                key_slot = n;
-                fds[n++] = (struct pollfd){.fd = dmo_keys_fd(r->keys), .events = POLLIN};
-                int kt = dmo_keys_timeout_ms(r->keys, dmo_keys_now_ms());
+        nfds_t first_output = n;
+        for (size_t i = 0; i < r->n_keys; i++) {
+                if (!r->keys[i])
+                        continue;
+                fds[n++] = (struct pollfd){.fd = dmo_keys_fd(r->keys[i]), .events = POLLIN};
+                int kt = dmo_keys_timeout_ms(r->keys[i], dmo_keys_now_ms());
                 if (kt >= 0 && (timeout_ms < 0 || kt < timeout_ms))
                         timeout_ms = kt;
+                first_output = n;
         }
         for (size_t i = 0; i < r->n_outputs; i++) {
                 struct dmo_output *o = r->outputs[i];
@@ -348,16 +367,17 @@ static bool poll_once(struct dmo_renderer *r, int timeout_ms)
                 if (read(r->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
                         return false;
         }
-        for (nfds_t i = 1; i < n; i++) {
-                if (i == key_slot || !(fds[i].revents & (POLLIN | POLLERR | POLLHUP)))
+        for (nfds_t i = first_output; i < n; i++) {
+                if (!(fds[i].revents & (POLLIN | POLLERR | POLLHUP)))
                         continue;
                 struct dmo_output *o = r->outputs[owner[i]];
                 o->ops->dispatch(o);
                 dispatched = true;
         }
         /* Keys also on timeout: a lone Esc is only known once its wait is over. */
-        if (r->keys)
-                read_keys(r, dmo_keys_now_ms());
+        for (size_t i = 0; i < r->n_keys; i++)
+                if (r->keys[i])
+                        read_keys(r, i, dmo_keys_now_ms());
         return dispatched;
 }
 
@@ -476,7 +496,8 @@ void dmo_renderer_free(struct dmo_renderer *r)
                 return;
         if (r->running)
                 dmo_renderer_stop(r);
-        dmo_keys_close(r->keys);
+        for (size_t i = 0; i < r->n_keys; i++)
+                dmo_keys_close(r->keys[i]);
         close(r->wake_fd);
         pthread_cond_destroy(&r->cond);
         pthread_mutex_destroy(&r->lock);
@@ -534,7 +555,7 @@ static int open_dialog(struct dmo_renderer *r, enum dmo_dialog_kind kind, const 
         if (!r->running)
                 return -EINVAL;
         pthread_mutex_lock(&r->lock);
-        if (!r->keys || r->stop) {
+        if (!have_keys(r) || r->stop) {
                 pthread_mutex_unlock(&r->lock);
                 return r->stop ? -EINVAL : -ENOTTY;
         }

@@ -6,7 +6,7 @@
  * Contract:
  * - Owns the thread, the scene, the dialog state and the tty key mode; it
  *   does not own the outputs (the caller opens and closes them) nor the key
- *   fd (it is restored, never closed).
+ *   fds (they are restored, never closed).
  * - Never blocks the engine: the engine's calls (force_full, set_detail)
  *   take a short mutex and return; only dmo_renderer_stop() waits, for the
  *   final frame and the join.
@@ -30,8 +30,13 @@ struct dmo_renderer_config {
         struct dmo_progress *progress;
         struct dmo_output *const *outputs; /* opened; at most DMO_RENDERER_MAX_OUTPUTS */
         size_t n_outputs;
-        unsigned fps;      /* frames per second, 1..240; 0: 60 */
-        int key_fd;        /* the terminal keys come from, -1: none */
+        unsigned fps; /* frames per second, 1..240; 0: 60 */
+        /* The terminals keys come from, all read alike (-1 entries are
+         * skipped): in the initramfs the terminal on stdin may be a serial
+         * console while the keyboard types on the VT the screen shows. At
+         * most DMO_RENDERER_MAX_KEYS. */
+        const int *key_fds;
+        size_t n_key_fds;
         bool reboot_after; /* initial state of the `r` toggle */
         /* An output whose device went away (its render() said -ENODEV: in
          * the initramfs the firmware's framebuffer is replaced by the GPU's
@@ -48,6 +53,7 @@ struct dmo_renderer_config {
 #define DMO_RENDERER_REPROBE_MS 100
 
 #define DMO_RENDERER_MAX_OUTPUTS 8
+#define DMO_RENDERER_MAX_KEYS    2
 
 struct dmo_renderer;
 

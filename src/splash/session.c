@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -17,6 +19,7 @@
 #include "splash/renderer.h"
 #include "util/cleanup.h"
 #include "util/i18n.h"
+#include "util/tty.h"
 
 #define MAX_OUTPUTS 3
 
@@ -31,7 +34,8 @@ struct dmo_splash_session {
         struct dmo_console *console;                /* NULL: none (no VT, tests) */
         const struct dmo_output_ops *screen_failed; /* the first screen that could not open */
         int screen_err;                             /* ...and why */
-        int key_fd;
+        int key_fds[DMO_RENDERER_MAX_KEYS];         /* -1: none */
+        size_t n_key_fds;
         bool screen; /* a screen (kms, fbdev) is among the outputs */
 };
 
@@ -319,8 +323,59 @@ static int open_outputs(struct dmo_splash_session *s, const char *spec)
  * console's (writes to it would fail with EAGAIN). */
 static int open_keys(int tty_fd)
 {
-        const char *tty = tty_fd >= 0 && isatty(tty_fd) ? ttyname(tty_fd) : NULL;
-        return tty ? open(tty, O_RDONLY | O_NOCTTY | O_CLOEXEC) : -1;
+        int fd = dmo_tty_reopen(tty_fd, O_RDONLY);
+        return fd >= 0 ? fd : -1;
+}
+
+/* The terminal behind fd: /dev/console names the console's own device
+ * (TIOCGDEV), so it compares equal to the VT or serial line it is. */
+static dev_t terminal_dev(int fd)
+{
+        unsigned int dev = 0;
+        struct stat st;
+        if (ioctl(fd, TIOCGDEV, &dev) == 0)
+                return (dev_t)dev;
+        return fstat(fd, &st) == 0 ? st.st_rdev : 0;
+}
+
+static void add_keys(struct dmo_splash_session *s, int fd)
+{
+        if (fd < 0)
+                return;
+        dev_t dev = terminal_dev(fd);
+        for (size_t i = 0; i < s->n_key_fds; i++) {
+                if (dev != 0 && terminal_dev(s->key_fds[i]) == dev) {
+                        close(fd); /* the same terminal: one reader is enough */
+                        return;
+                }
+        }
+        if (s->n_key_fds < DMO_RENDERER_MAX_KEYS)
+                s->key_fds[s->n_key_fds++] = fd;
+        else
+                close(fd);
+}
+
+/* On a VT of our own the keys come from it: under a service stdin is not a
+ * terminal, and the desktop's keyboard is paused. Otherwise from the
+ * terminal on stdin and, at resume with a picture on the screen, from the
+ * VT shown: the keyboard of the person looking at the screen types there,
+ * whatever console= made of the initramfs's stdin. (A hibernation without
+ * a VT of its own leaves the active VT's input to whoever reads it.) */
+static void open_key_fds(struct dmo_splash_session *s)
+{
+        int console_fd = dmo_console_fd(s->console);
+        if (console_fd >= 0) {
+                add_keys(s, open_keys(console_fd));
+                return;
+        }
+        add_keys(s, open_keys(s->p.key_tty_fd));
+        int vt = dmo_console_shown_vt(s->console);
+        if (s->p.mode == DMO_MODE_RESUME && s->screen && vt > 0) {
+                char path[256];
+                snprintf(path, sizeof(path), "%s%d", s->p.tty_prefix ? s->p.tty_prefix : "/dev/tty",
+                         vt);
+                add_keys(s, open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC));
+        }
 }
 
 int dmo_splash_session_new(const struct dmo_splash_session_params *p,
@@ -334,23 +389,20 @@ int dmo_splash_session_new(const struct dmo_splash_session_params *p,
         if (!s)
                 return -ENOMEM;
         s->p = *p;
-        s->key_fd = -1;
         dmo_diag_init(&s->theme_diag);
 
         int err = open_outputs(s, spec);
         report_diag(s, &s->theme_diag);
         dmo_diag_clear(&s->theme_diag);
 
-        /* On a VT of our own the keys come from it: under a service stdin
-         * is not a terminal, and the desktop's keyboard is paused. */
-        int console_fd = dmo_console_fd(s->console);
-        s->key_fd = open_keys(console_fd >= 0 ? console_fd : p->key_tty_fd);
+        open_key_fds(s);
         struct dmo_renderer_config rc = {
             .progress = p->progress,
             .outputs = s->outputs,
             .n_outputs = s->n_outputs,
             .fps = 30,
-            .key_fd = s->key_fd,
+            .key_fds = s->key_fds,
+            .n_key_fds = s->n_key_fds,
             /* Only at resume: a hibernation's devices are frozen, never
              * unplugged, and nothing may be allocated after its snapshot. */
             .replace_lost = p->mode == DMO_MODE_RESUME ? replace_lost_screen : NULL,
@@ -462,7 +514,7 @@ bool dmo_splash_session_reboot_after(struct dmo_splash_session *s)
 int dmo_splash_session_ask_password(struct dmo_splash_session *s, const char *prompt, char *buf,
                                     size_t len)
 {
-        if (!s || !s->renderer || s->key_fd < 0)
+        if (!s || !s->renderer || s->n_key_fds == 0)
                 return -ENOTTY;
         return dmo_renderer_ask_password(s->renderer, prompt, buf, len, -1);
 }
@@ -470,7 +522,7 @@ int dmo_splash_session_ask_password(struct dmo_splash_session *s, const char *pr
 int dmo_splash_session_ask_yes_no(struct dmo_splash_session *s, const char *context,
                                   const char *prompt, bool default_yes, int timeout_ms)
 {
-        if (!s || !s->renderer || s->key_fd < 0)
+        if (!s || !s->renderer || s->n_key_fds == 0)
                 return -ENOTTY;
         enum dmo_scene_kind kind =
             s->p.mode == DMO_MODE_RESUME ? DMO_SCENE_RESUME : DMO_SCENE_HIBERNATE;
@@ -509,8 +561,8 @@ void dmo_splash_session_free(struct dmo_splash_session *s)
         for (size_t i = 0; i < s->n_outputs; i++)
                 if (s->outputs[i])
                         s->outputs[i]->ops->close(s->outputs[i]);
-        if (s->key_fd >= 0)
-                close(s->key_fd);
+        for (size_t i = 0; i < s->n_key_fds; i++)
+                close(s->key_fds[i]);
         /* Last: the desktop gets its VT back once nothing of ours draws. */
         dmo_console_free(s->console);
         dmo_theme_free(s->theme);

@@ -4,7 +4,7 @@
  * Contract:
  * - Owns everything the splash uses: the theme (and the moment its deferred
  *   images are decoded), the outputs and their fallback chain (kms → fbdev →
- *   text), the renderer thread, the key descriptor and the console (the
+ *   text), the renderer thread, the key descriptors and the console (the
  *   VT it shows on, switched to and back from on a desktop).
  * - Never fails the command: an output that cannot be opened is reported and
  *   the next one tried, so a broken theme or a missing GPU costs the
@@ -41,7 +41,10 @@ struct dmo_splash_session_params {
         const char *theme;                   /* name or directory; NULL: "default" */
         const struct dmo_theme_paths *paths; /* where themes and fonts are */
         /* A terminal whose keys (Esc, Backspace, r) go to the splash, e.g.
-         * stdin; it is reopened, never changed in place. -1: no keys. */
+         * stdin; it is reopened, never changed in place. -1: no keys. At
+         * resume a screen on the active VT also takes the keys of that VT,
+         * the keyboard in front of it: in the initramfs stdin is
+         * /dev/console, which console=ttyS0 makes a serial line. */
         int key_tty_fd;
         /* The virtual terminals: "/dev/tty0" and "/dev/tty" (VT n is
          * tty_prefix + n); screens put the VT they show on in graphics mode.

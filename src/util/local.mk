@@ -1,9 +1,10 @@
 # util: gettext binding, scope cleanup, byte-order helpers, the number parser,
-# the string tables and the filter for untrusted text, shared by every module.
+# the string tables, the filter for untrusted text and the terminal reopener,
+# shared by every module.
 noinst_LIBRARIES += src/util/libdmo-util.a
 src_util_libdmo_util_a_SOURCES = src/util/i18n.c src/util/i18n.h src/util/cleanup.h src/util/le.h \
 	src/util/parse.c src/util/parse.h src/util/strtable.h \
-	src/util/printable.c src/util/printable.h
+	src/util/printable.c src/util/printable.h src/util/tty.c src/util/tty.h
 
 check_PROGRAMS += tests/util-printable.test
 TESTS += tests/util-printable.test
@@ -19,3 +20,8 @@ check_PROGRAMS += tests/util-strtable.test
 TESTS += tests/util-strtable.test
 tests_util_strtable_test_SOURCES = tests/util-strtable.c
 tests_util_strtable_test_LDADD = tests/libdmotest.a
+
+check_PROGRAMS += tests/util-tty.test
+TESTS += tests/util-tty.test
+tests_util_tty_test_SOURCES = tests/util-tty.c
+tests_util_tty_test_LDADD = tests/libdmotest.a src/util/libdmo-util.a -lutil

@@ -101,6 +101,13 @@ dormouse_hibernate() {
 	# vmextra=--compress,none,--threads,2: more options, commas for spaces
 	extra=$(arg vmextra "")
 	[ -n "$extra" ] && set -- "$@" $(echo "$extra" | tr ',' ' ')
+	# vmkey=PASS: an encrypted image, its passphrase in a private key file
+	key=$(arg vmkey "")
+	if [ -n "$key" ]; then
+		(umask 077 && echo "$key" >/run/dmo.key)
+		say "KEYFILE $(stat -c %a /run/dmo.key)"
+		set -- "$@" --encrypt passphrase --key-file /run/dmo.key
+	fi
 	stdin=$(arg vmstdin /dev/tty1)
 	say "DORMOUSE hibernate start: dormouse $* <$stdin"
 	# Keys typed on the VM's keyboard (QEMU sendkey) reach the foreground

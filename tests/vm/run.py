@@ -461,6 +461,9 @@ class Theme:
         self.bar_width = int(get("progress-bar", "width") or 480)
         self.detail = parse_colour(get("detail", "color"))
         self.detail_valign = float(get("detail", "valign") or 0.8)
+        self.dialog_valign = float(get("dialog", "valign") or 0.5)
+        self.dialog_width = int(get("dialog", "width") or 440)
+        self.dialog_accent = parse_colour(get("dialog", "accent"))
         bg = [parse_colour(get("background", k)) for k in ("color", "color2")]
         self.background = [c for c in bg if c]
 
@@ -1235,6 +1238,197 @@ def scenario_corrupted(h):
             f"({shown[-1].name}), swap usable")
 
 
+# --------------------------------------------------------------------------
+# Encryption: the passphrase typed on the resume splash's dialog.
+
+ENC_RIGHT = "sesame42"  # boot 1's key file; typed second
+ENC_WRONG = "wrong7"    # typed first
+
+
+def accent_like(p, acc):
+    """The dialog's accent colour, also where a 1 px stroke blends it with the
+    dark dialog behind (cairo's antialiasing: ~80 % of the colour)."""
+    return all(0.6 * a - 8 <= c <= a + 24 for c, a in zip(p, acc))
+
+
+def password_dialog(fr, theme):
+    """The password dialog on a frame, found by its entry field: two
+    horizontal strokes of the accent colour, nearly as wide as the dialog,
+    a line of text apart. None without one; else a dict: field (x0, y0, x1,
+    y1), bullets (dots on the field's middle row), prompt_ink (bright pixels
+    of the prompt line above the field) and prompt (those rows' bytes)."""
+    acc = theme.dialog_accent
+    if acc is None:
+        return None
+    centre = int(theme.dialog_valign * fr.h)
+    want = int(0.8 * (theme.dialog_width - 32))
+    strokes = []
+    for y in range(max(0, centre - 150), min(fr.h, centre + 150)):
+        row = fr.row(y)
+        # every 8th pixel first: most rows have no long accent run at all
+        if sum(accent_like(row[3 * x:3 * x + 3], acc) for x in range(0, fr.w, 8)) < want // 10:
+            continue
+        best, end, cur = 0, 0, 0
+        for x in range(fr.w):
+            if accent_like(row[3 * x:3 * x + 3], acc):
+                cur += 1
+                if cur > best:
+                    best, end = cur, x
+            else:
+                cur = 0
+        if best >= want:
+            strokes.append((y, end - best + 1, end))
+    # clusters of adjacent rows: a stroke is 1-2 rows, the bar's fill ~10
+    clusters = []
+    for s in strokes:
+        if clusters and s[0] == clusters[-1][-1][0] + 1:
+            clusters[-1].append(s)
+        else:
+            clusters.append([s])
+    for top, bottom in zip(clusters, clusters[1:]):
+        if len(top) > 3 or len(bottom) > 3:
+            continue
+        y0, y1 = top[-1][0] + 1, bottom[0][0] - 1
+        if not 15 <= y1 - y0 <= 120:
+            continue
+        x0, x1 = max(top[0][1], bottom[0][1]) + 3, min(top[0][2], bottom[0][2]) - 3
+        row = fr.row((y0 + y1) // 2)
+        bullets, inside = 0, False
+        for x in range(x0, x1):
+            bright = min(row[3 * x:3 * x + 3]) > 180
+            bullets += bright and not inside
+            inside = bright
+        # the prompt line: one field height above the field (painter.c)
+        ink, prompt = 0, b""
+        for y in range(max(0, y0 - (y1 - y0)), y0 - 4):
+            r = fr.row(y)[3 * x0:3 * x1]
+            prompt += r
+            ink += sum(1 for x in range(0, len(r), 3) if min(r[x:x + 3]) > 150)
+        return {"field": (x0, y0, x1, y1), "bullets": bullets, "prompt_ink": ink,
+                "prompt": prompt}
+    return None
+
+
+def wait_dialog(vm, h, shots_dir, name, want, timeout, since):
+    """Screendumps every 0.3 s until want(dialog) holds for a frame's dialog
+    (None: no dialog). Returns (frame, dialog); raises Failure when dormouse
+    resume exits, QEMU exits or the time runs out first."""
+    end = time.monotonic() + timeout
+    n, last = 0, None
+    while time.monotonic() < end and vm.exit_t is None:
+        n += 1
+        p = vm.screendump(shots_dir / f"{name}-{n:03d}.ppm")
+        if p:
+            last = Frame(p)
+            d = password_dialog(last, h.theme)
+            if want(d):
+                return last, d
+        if vm.wait_for(r"VMTEST: DORMOUSE resume rc=|^TICK \d+", 0, since):
+            break
+        time.sleep(0.3)
+    where = ""
+    if last is not None:
+        png = OUT / "encrypted" / f"{name}-last.png"
+        last.write_png(png)
+        where = f" (last screen: {png})"
+    raise Failure(f"{vm.name}: {name}: the dialog's expected state never came on screen "
+                  f"within {timeout:.0f} s{where}; serial log {vm.logpath}:\n{vm.tail(20)}")
+
+
+def type_text(vm, text):
+    keys = {"-": "minus", ".": "dot", " ": "spc"}
+    for ch in text:
+        vm.sendkey(keys.get(ch, ch))
+
+
+def scenario_encrypted(h):
+    """Boot 1 hibernates with --encrypt passphrase --key-file (mode 0600 in
+    the guest). Boot 2 runs dormouse resume without a key file: the resume
+    splash asks on its password dialog, and the passphrase is typed on the
+    VM's keyboard (sendkey): a wrong one first, then the right one."""
+    h.need_dormouse()
+    disk = h.new_disk("enc")
+    out = h.out_dir("encrypted")
+    res = dormouse_boot1(h, "enc-1", disk, f"vmkey={ENC_RIGHT}")
+    require_powered_off(res)
+    mode = res["vm"].find_all(r"VMTEST: KEYFILE (\d+)")
+    if not mode or mode[-1][2].group(1) != "600":
+        raise Failure(f"enc-1: the key file's mode is {mode and mode[-1][2].group(1)}, not 600")
+    info = h.dormouse_info(disk)
+    hdr = (info or {}).get("header") or {}
+    enc = hdr.get("encryption") or {}
+    if (info or {}).get("status") != "image" or hdr.get("encrypted") is not True \
+            or enc.get("mode") != "passphrase":
+        raise Failure(f"enc-1: dormouse info does not show an image encrypted with a "
+                      f"passphrase: status {(info or {}).get('status')}, encrypted "
+                      f"{hdr.get('encrypted')}, encryption {enc}")
+    sig_hash = (info.get("signature") or {}).get("header_hash")
+    log(f"encrypted: image {hdr.get('stored_bytes')} bytes stored, {enc.get('mode')}, "
+        f"Argon2id {enc.get('kdf_ops')} passes over {enc.get('kdf_memory', 0) >> 20} MiB")
+
+    shots_dir = h.work / "shots-enc-2"
+    shots_dir.mkdir(exist_ok=True)
+    saved = []
+
+    def keep(fr, name):
+        png = out / f"{name}.png"
+        fr.write_png(png)
+        saved.append(png.name)
+
+    with VM(h, "enc-2", "dm-resume", disk) as vm:
+        idx, t0, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
+        fr, d0 = wait_dialog(vm, h, shots_dir, "ask", lambda d: d and d["bullets"] == 0, 90, idx)
+        t_dialog = time.monotonic() - t0
+        keep(fr, "1-dialog")
+        type_text(vm, ENC_WRONG)
+        fr, _ = wait_dialog(vm, h, shots_dir, "wrong-typed",
+                            lambda d: d and d["bullets"] == len(ENC_WRONG), 20, idx)
+        keep(fr, "2-wrong-typed")
+        vm.sendkey("ret")
+        t_ret = time.monotonic()
+        # Argon2id runs with the dialog closed, then the dialog asks again: an
+        # empty field under another prompt ("Not accepted (1 of 3). ...").
+        fr, d1 = wait_dialog(vm, h, shots_dir, "retry",
+                             lambda d: d and d["bullets"] == 0 and d["prompt"] != d0["prompt"],
+                             90, idx)
+        t_kdf = time.monotonic() - t_ret
+        keep(fr, "3-retry")
+        if d1["prompt_ink"] <= d0["prompt_ink"]:
+            raise Failure(f"enc-2: the prompt after the wrong passphrase is not longer than the "
+                          f"first ({d1['prompt_ink']} against {d0['prompt_ink']} bright pixels); "
+                          f"it should say that it was not accepted (see {out})")
+        if vm.wait_for(r"VMTEST: DORMOUSE resume rc=(\d+)", 0, idx):
+            raise Failure(f"enc-2: dormouse resume exited after the wrong passphrase:\n{vm.tail()}")
+        # The image as the host sees it, while the dialog waits: untouched.
+        now = h.dormouse_info(disk) or {}
+        now_hash = (now.get("signature") or {}).get("header_hash")
+        if now.get("status") != "image" or now_hash != sig_hash:
+            raise Failure(f"enc-2: after the wrong passphrase dormouse info says status "
+                          f"{now.get('status')}, header hash {now_hash} (before: {sig_hash})")
+        type_text(vm, ENC_RIGHT)
+        fr, _ = wait_dialog(vm, h, shots_dir, "right-typed",
+                            lambda d: d and d["bullets"] == len(ENC_RIGHT), 20, idx)
+        keep(fr, "4-right-typed")
+        vm.sendkey("ret")
+        hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 90, idx)
+        if hit is None or hit[2].group(1) is not None:
+            rc = hit[2].group(1) if hit else "none"
+            raise Failure(f"enc-2: the right passphrase did not restore the image (rc={rc}); "
+                          f"serial log {vm.logpath}:\n{vm.tail(25)}")
+        t_alive = hit[1]
+        expect(vm, r"VMTEST: DORMOUSE hibernate rc=0", "the hibernating dormouse exiting 0", 60)
+        check_restored_workload(vm, res["checksum"], res["token"], res["counter"])
+        expect_exit(vm, "power-off after the check")
+    h.figures["encrypted"] = {"hibernate_s": res["t_exit"] - res["t_start"],
+                              "resume_s": t_alive - vm.start_t,
+                              "image_kib": (hdr.get("raw_bytes") or 0) // 1024 or None,
+                              "stored_kib": (hdr.get("stored_bytes") or 0) // 1024 or None}
+    return (f"image encrypted ({enc.get('mode')}); dialog {t_dialog:.1f} s after resume start, "
+            f"wrong passphrase refused ({t_kdf:.1f} s to the retry prompt, image intact), "
+            f"right one restored the workload {t_alive - t_ret:.1f} s after the first Return; "
+            f"PNGs {', '.join(saved)} in {out}{kernel_warnings(vm)}")
+
+
 def scenario_fbdev(h):
     """The framebuffer output on /dev/fb0 (bochs-drm's fbdev emulation), for
     machines without KMS: dormouse on the simulated kernel, screendumps while
@@ -1515,6 +1709,7 @@ SCENARIOS = [
     ("plymouth-handover", scenario_plymouth_handover),
     ("fbdev", scenario_fbdev),
     ("handover", scenario_handover),
+    ("encrypted", scenario_encrypted),
 ]
 
 

@@ -21,6 +21,7 @@ struct dmo_console {
         int vt_fd;       /* our VT's terminal, -1 on the active VT */
         int vt;          /* our VT, 0: none */
         int previous_vt; /* active before us, 0: unknown */
+        int shown_vt;    /* the VT on screen: ours, or the one active at _new() */
         int mode_fd;     /* where KDSETMODE went: vt_fd or tty0_fd */
         int saved_mode;
         bool graphics;
@@ -130,10 +131,14 @@ int dmo_console_new(const struct dmo_console_params *p, struct dmo_console **out
                 return err;
         }
         int r = 0;
-        if (p->switch_vt)
+        if (p->switch_vt) {
                 r = take_vt(c);
-        else if (active_vt(c) < 0)
-                r = -ENOTTY;
+                c->shown_vt = c->vt;
+        } else {
+                r = active_vt(c);
+                c->shown_vt = r > 0 ? r : 0;
+                r = r < 0 ? -ENOTTY : 0;
+        }
         if (r < 0) {
                 close(c->tty0_fd);
                 free(c);
@@ -151,6 +156,11 @@ int dmo_console_fd(const struct dmo_console *c)
 int dmo_console_vt(const struct dmo_console *c)
 {
         return c ? c->vt : 0;
+}
+
+int dmo_console_shown_vt(const struct dmo_console *c)
+{
+        return c ? c->shown_vt : 0;
 }
 
 int dmo_console_previous_vt(const struct dmo_console *c)

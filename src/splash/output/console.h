@@ -49,6 +49,10 @@ int dmo_console_new(const struct dmo_console_params *p, struct dmo_console **out
 int dmo_console_fd(const struct dmo_console *c);
 /* Our VT's number; 0 without one. */
 int dmo_console_vt(const struct dmo_console *c);
+/* The VT on screen: ours, or without one the VT that was active when the
+ * console was opened (its keyboard is the one in front of the screen). 0
+ * when unknown. */
+int dmo_console_shown_vt(const struct dmo_console *c);
 /* The VT active before ours; 0 when unknown. */
 int dmo_console_previous_vt(const struct dmo_console *c);
 
