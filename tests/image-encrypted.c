@@ -5,6 +5,8 @@
  * from another image and a shortened stream must all be refused by the
  * reader, and no page that differs from the original may come out first. */
 #include <errno.h>
+#include <stdbool.h>
+#include <unistd.h>
 
 #include <xxhash.h>
 
@@ -377,9 +379,95 @@ static void test_dropped_chunk_and_truncated_stream_are_refused(void)
         free_image(&im);
 }
 
+static uint64_t wait_prefetched(struct dmo_image_reader *rd, uint64_t want)
+{
+        uint64_t got = 0;
+        for (int i = 0; i < 1000 && (got = dmo_image_reader_prefetched(rd)) < want; i++)
+                usleep(10000);
+        return got;
+}
+
+/* While the key is asked for, the read-ahead reads as much of the stream as
+ * it is allowed, no more; after the key, the pages come from that memory:
+ * the test wipes the stream on disk once it is read, and every page still
+ * comes back right. */
+static void test_prefetch_reads_the_stream_while_the_key_is_asked_for(void)
+{
+        enum { BIG_PAGES = 2048, BIG_DEV = 2200 };
+        char path[512];
+        snprintf(path, sizeof(path), "%s/prefetch.swap", dmo_test_tmpdir());
+        REQUIRE(tu_make_swap(path, BIG_DEV, PS) == 0);
+        struct dmo_blockdev *dev;
+        REQUIRE(dmo_blockdev_open(path, true, NULL, &dev) == 0);
+        struct dmo_crypto_key *key;
+        struct dmo_crypto_envelope env;
+        REQUIRE(dmo_crypto_init() == 0 && dmo_crypto_key_new(&key) == 0);
+        REQUIRE(dmo_crypto_wrap_passphrase(key, pass_a, strlen(pass_a), &cheap, &env) == 0);
+        struct tu_alloc a;
+        tu_alloc_init(&a, TU_CONTIGUOUS, BIG_DEV, PS, 0);
+        const struct dmo_image_writer_params wp = {
+            .algo = DMO_COMPRESS_NONE,
+            .threads = 2,
+            .page_size = PS,
+            .expected_pages = BIG_PAGES,
+            .key = key,
+            .envelope = &env,
+        };
+        struct dmo_image_result res;
+        REQUIRE(tu_hibernate(dev, &a, SEED, BIG_PAGES, &wp, &res) == 0);
+        free(a.slots);
+        dmo_crypto_key_free(key);
+
+        struct dmo_image_info info;
+        REQUIRE(dmo_image_probe(dev, 0, PS, &info) == 0);
+        const uint64_t stream = info.header.stream_len;
+        REQUIRE(stream > (6u << 20)); /* stored raw: 8 MiB less the zero pages */
+        struct dmo_image_reader *rd;
+        REQUIRE(dmo_image_reader_new(&info, dev, 2, NULL, &rd) == 0);
+        /* Without a prefetch, only the usual buffers. */
+        usleep(100000);
+        CHECK_INT(dmo_image_reader_prefetched(rd), ==, 0);
+        /* A budget of 2 MiB: exactly that. */
+        dmo_image_reader_prefetch(rd, 2u << 20);
+        CHECK_INT(wait_prefetched(rd, 2u << 20), ==, 2u << 20);
+        usleep(100000);
+        CHECK_INT(dmo_image_reader_prefetched(rd), ==, 2u << 20);
+        /* The whole stream: all of it is read, less the usual buffers. */
+        dmo_image_reader_prefetch(rd, stream);
+        uint64_t got = wait_prefetched(rd, stream - 3 * (1u << 20));
+        CHECK_INT(got, >=, stream - 3 * (1u << 20));
+
+        /* The disk's copy of the stream goes away; the memory's stays. */
+        uint8_t *zeros = calloc(1, stream);
+        REQUIRE(zeros);
+        REQUIRE(dmo_blockdev_pwrite(dev, zeros, stream, info.extents[0].offset) == 0);
+        free(zeros);
+        REQUIRE(dmo_crypto_unwrap_passphrase(&info.header.crypto.env, pass_a, strlen(pass_a),
+                                             &key) == 0);
+        REQUIRE(dmo_image_reader_set_key(rd, key) == 0);
+        uint8_t want[PS];
+        uint64_t i = 0;
+        int r;
+        const void *pages;
+        size_t n;
+        bool same = true;
+        while ((r = dmo_image_reader_next_pages(rd, &pages, &n)) > 0)
+                for (size_t j = 0; j < n; j++, i++) {
+                        tu_page(SEED, i, want, PS);
+                        same = same && memcmp((const uint8_t *)pages + j * PS, want, PS) == 0;
+                }
+        CHECK_INT(r, ==, 0);
+        CHECK_INT(i, ==, BIG_PAGES);
+        CHECK(same);
+        dmo_image_reader_free(rd);
+        dmo_crypto_key_free(key);
+        dmo_blockdev_free(dev);
+}
+
 DMO_TEST_MAIN(T(test_intact_image_reads_back_and_wrong_passphrase_is_rejected),
               T(test_cipher_swapped_in_the_header_opens_no_chunk),
               T(test_flipped_bit_with_checksums_recomputed_is_refused),
               T(test_reordered_chunks_are_refused), T(test_replayed_chunk_is_refused),
               T(test_chunk_from_another_image_is_refused),
-              T(test_dropped_chunk_and_truncated_stream_are_refused))
+              T(test_dropped_chunk_and_truncated_stream_are_refused),
+              T(test_prefetch_reads_the_stream_while_the_key_is_asked_for))

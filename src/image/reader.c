@@ -16,6 +16,9 @@
 /* Requests a read-ahead thread keeps ready while the engine decodes and
  * hands pages to the kernel: reading is where a resume waits most. */
 #define READ_BUFFERS 3
+/* The most requests an encrypted image's prefetch may hold while the key
+ * is asked for (dmo_image_reader_prefetch): 64 GiB of 1 MiB requests. */
+#define PREFETCH_SLOTS_MAX 65536u
 
 struct read_buffer {
         uint8_t *data;
@@ -194,12 +197,23 @@ struct dmo_image_reader {
         uint64_t n_ext;
 
         /* The read-ahead thread walks the extents in buf_cap requests into
-         * rb[filled % READ_BUFFERS]; the engine consumes them in order and
-         * releases each when it moves on. Counters under rb_lock. */
-        struct read_buffer rb[READ_BUFFERS];
+         * rb[filled % n_rb]; the engine consumes them in order and releases
+         * each when it moves on. READ_BUFFERS requests are kept ready; while
+         * an encrypted image waits for its key, up to prefetch_slots more
+         * (dmo_image_reader_prefetch). Buffers are allocated as the thread
+         * needs them and freed on release beyond READ_BUFFERS, so the
+         * prefetched memory goes back as the restore consumes it. Counters
+         * and buffer ownership under rb_lock. */
+        struct read_buffer *rb;
+        uint32_t n_rb;                /* READ_BUFFERS + PREFETCH_SLOTS_MAX, or READ_BUFFERS */
+        uint32_t prefetch_slots;      /* extra requests allowed while not keyed */
+        uint32_t allocated;           /* buffers in existence, spares included */
+        uint8_t *spare[READ_BUFFERS]; /* released buffers kept for the next requests */
+        uint32_t n_spare;
         uint64_t filled, consumed;
-        bool exhausted; /* every extent has been requested */
-        bool holding;   /* the engine holds rb[consumed % READ_BUFFERS] */
+        uint64_t prefetched_bytes; /* read beyond READ_BUFFERS before the key came */
+        bool exhausted;            /* every extent has been requested */
+        bool holding;              /* the engine holds rb[consumed % n_rb] */
         bool rb_stop, rb_running;
         pthread_mutex_t rb_lock;
         pthread_cond_t rb_cond;
@@ -237,8 +251,12 @@ void dmo_image_reader_free(struct dmo_image_reader *r)
         }
         dmo_codec_free(r->codec);
         free(r->ext);
-        for (unsigned i = 0; i < READ_BUFFERS; i++)
-                free(r->rb[i].data);
+        if (r->rb)
+                for (uint32_t i = 0; i < r->n_rb; i++)
+                        free(r->rb[i].data);
+        for (uint32_t i = 0; i < r->n_spare; i++)
+                free(r->spare[i]);
+        free(r->rb);
         free(r);
 }
 
@@ -284,11 +302,18 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
 
         err = -ENOMEM;
         r->buf_cap = READ_AHEAD_BYTES < r->ps ? r->ps : READ_AHEAD_BYTES / r->ps * r->ps;
+        /* Only an encrypted image waits for a person: only it gets the
+         * slots for a prefetch (their descriptors; no data until used). */
+        r->n_rb = READ_BUFFERS + (r->encrypted ? PREFETCH_SLOTS_MAX : 0);
+        r->rb = calloc(r->n_rb, sizeof(*r->rb));
+        if (!r->rb)
+                goto fail;
         for (unsigned i = 0; i < READ_BUFFERS; i++) {
                 r->rb[i].data = aligned_alloc(r->ps, r->buf_cap);
                 if (!r->rb[i].data)
                         goto fail;
                 memset(r->rb[i].data, 0, r->buf_cap);
+                r->allocated++;
         }
         err = start_read_ahead(r);
         if (err < 0)
@@ -315,8 +340,37 @@ int dmo_image_reader_set_key(struct dmo_image_reader *r, struct dmo_crypto_key *
         err = dmo_codec_set_key(r->codec, key);
         if (err < 0)
                 return err;
-        r->keyed = true;
+        pthread_mutex_lock(&r->rb_lock);
+        r->keyed = true; /* the prefetch ends: READ_BUFFERS ahead from now */
+        pthread_cond_broadcast(&r->rb_cond);
+        pthread_mutex_unlock(&r->rb_lock);
         return 0;
+}
+
+void dmo_image_reader_prefetch(struct dmo_image_reader *r, uint64_t bytes)
+{
+        if (!r->encrypted)
+                return;
+        uint64_t slots = bytes / r->buf_cap;
+        pthread_mutex_lock(&r->rb_lock);
+        r->prefetch_slots = (uint32_t)(slots < PREFETCH_SLOTS_MAX ? slots : PREFETCH_SLOTS_MAX);
+        pthread_cond_broadcast(&r->rb_cond);
+        pthread_mutex_unlock(&r->rb_lock);
+}
+
+uint64_t dmo_image_reader_prefetched(struct dmo_image_reader *r)
+{
+        pthread_mutex_lock(&r->rb_lock);
+        uint64_t n = r->prefetched_bytes;
+        pthread_mutex_unlock(&r->rb_lock);
+        return n;
+}
+
+/* How many requests may wait unconsumed: more only while an encrypted
+ * image waits for its key. Under rb_lock. */
+static uint64_t ready_limit(const struct dmo_image_reader *r)
+{
+        return READ_BUFFERS + (r->keyed ? 0 : r->prefetch_slots);
 }
 
 /* The read-ahead thread: every extent, in order, buf_cap at a time. */
@@ -335,11 +389,26 @@ static void *read_ahead_main(void *arg)
                         pthread_cond_broadcast(&r->rb_cond);
                         break;
                 }
-                while (r->filled - r->consumed == READ_BUFFERS && !r->rb_stop)
+                while (r->filled - r->consumed >= ready_limit(r) && !r->rb_stop)
                         pthread_cond_wait(&r->rb_cond, &r->rb_lock);
                 if (r->rb_stop)
                         break;
-                struct read_buffer *b = &r->rb[r->filled % READ_BUFFERS];
+                struct read_buffer *b = &r->rb[r->filled % r->n_rb];
+                if (!b->data && r->n_spare)
+                        b->data = r->spare[--r->n_spare];
+                if (!b->data) {
+                        /* A prefetch slot: its memory now, outside the lock. */
+                        pthread_mutex_unlock(&r->rb_lock);
+                        uint8_t *data = aligned_alloc(r->ps, r->buf_cap);
+                        pthread_mutex_lock(&r->rb_lock);
+                        if (!data) { /* no more memory to read ahead into */
+                                r->prefetch_slots = 0;
+                                continue;
+                        }
+                        b->data = data;
+                        r->allocated++;
+                }
+                const bool beyond = r->filled - r->consumed >= READ_BUFFERS;
                 const struct dmo_extent *e = &r->ext[ext_idx];
                 uint64_t n = e->pages * r->ps - ext_pos;
                 if (n > r->buf_cap)
@@ -349,6 +418,8 @@ static void *read_ahead_main(void *arg)
                 if (err == 0 && r->progress)
                         dmo_progress_add_bytes(r->progress, n);
                 pthread_mutex_lock(&r->rb_lock);
+                if (beyond && err == 0)
+                        r->prefetched_bytes += n;
                 b->len = n;
                 b->error = err == -ENXIO ? -EBADMSG : err;
                 b->ready = true;
@@ -388,12 +459,25 @@ static int refill(struct dmo_image_reader *r)
 {
         pthread_mutex_lock(&r->rb_lock);
         if (r->holding) {
-                r->rb[r->consumed % READ_BUFFERS].ready = false;
+                struct read_buffer *done = &r->rb[r->consumed % r->n_rb];
+                done->ready = false;
+                if (r->n_rb > READ_BUFFERS) {
+                        /* The next request may land in another slot: its
+                         * buffer is kept for it, a prefetch's memory beyond
+                         * that goes back. */
+                        if (r->n_spare < READ_BUFFERS) {
+                                r->spare[r->n_spare++] = done->data;
+                        } else {
+                                free(done->data);
+                                r->allocated--;
+                        }
+                        done->data = NULL;
+                }
                 r->consumed++;
                 r->holding = false;
                 pthread_cond_broadcast(&r->rb_cond);
         }
-        struct read_buffer *b = &r->rb[r->consumed % READ_BUFFERS];
+        struct read_buffer *b = &r->rb[r->consumed % r->n_rb];
         while (!b->ready && !(r->exhausted && r->filled == r->consumed))
                 pthread_cond_wait(&r->rb_cond, &r->rb_lock);
         int err = 0;

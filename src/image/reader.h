@@ -77,13 +77,24 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
 
 /* An encrypted image (header flag ENCRYPTED) needs its key before any
  * page comes out; the read-ahead runs meanwhile and fills its buffers (a
- * few MiB) while a person types a passphrase. key (unwrapped from the image's
+ * few MiB, or what dmo_image_reader_prefetch allows) while a person types a
+ * passphrase. key (unwrapped from the image's
  * envelope, owned by the caller, kept until the reader is freed) is bound
  * to the image, then the header and the extent list are authenticated
  * against the header's MAC: -EBADMSG if they were altered (by someone who
  * could not know the key), -EINVAL for a plain image or a second key,
  * -ENOTSUP when this CPU cannot run the image's chunk cipher. */
 int dmo_image_reader_set_key(struct dmo_image_reader *r, struct dmo_crypto_key *key);
+
+/* Encrypted images only, until the key is set: lets the read-ahead read up
+ * to bytes more of the stream (in its own memory, allocated as it goes,
+ * given back as the restore consumes it), so that the wait after the right
+ * passphrase is the decryption and the restore, not the disk. The caller
+ * sizes it to the memory that is free. No effect on a plain image. */
+void dmo_image_reader_prefetch(struct dmo_image_reader *r, uint64_t bytes);
+
+/* Stream bytes read ahead beyond the usual buffers before the key came. */
+uint64_t dmo_image_reader_prefetched(struct dmo_image_reader *r);
 
 /* 1: *pages points at the next *n (>= 1) consecutive pages, the rest of
  * the current chunk (valid until the next call); 0: the end, every page
