@@ -156,8 +156,8 @@ run 1 "root=/dev/vda1 resume=/dev/vdb"
 check "premount: no image: plymouth lets go of the display and takes it back for the boot" \
 	test "$(plymouth_calls)" = "plymouth --ping plymouth deactivate plymouth reactivate "
 run 3 "root=/dev/vda1 resume=/dev/vdb"
-check "premount: image refused: plymouth lets go of the display and quits (the reason stays readable)" \
-	test "$(plymouth_calls)" = "plymouth --ping plymouth deactivate plymouth quit "
+check "premount: image refused: plymouth lets go of the display and takes it back for the boot" \
+	test "$(plymouth_calls)" = "plymouth --ping plymouth deactivate plymouth reactivate "
 run 2 "root=/dev/vda1 resume=/dev/vdb"
 check "premount: configuration error: plymouth quits" \
 	test "$(plymouth_calls)" = "plymouth --ping plymouth deactivate plymouth quit "
@@ -206,8 +206,8 @@ check "dracut: no image: plymouth lets go of the display and takes it back" \
 	test "$(plymouth_calls)" = "plymouth --ping plymouth deactivate plymouth reactivate "
 rm -f "$root/tmp/plymouth"
 dracut_run 3 >/dev/null
-check "dracut: image refused: plymouth lets go of the display and quits" \
-	test "$(plymouth_calls)" = "plymouth --ping plymouth deactivate plymouth quit "
+check "dracut: image refused: plymouth lets go of the display and takes it back" \
+	test "$(plymouth_calls)" = "plymouth --ping plymouth deactivate plymouth reactivate "
 rm -f "$root/bin/plymouth"
 
 # --- dormouse-sleep-hooks (systemd side), in the same chroot ----------------------

@@ -268,6 +268,42 @@ static void test_without_switch_graphics_goes_to_the_active_vt(void)
         rig_free(&g);
 }
 
+static void test_a_vt_found_in_graphics_mode_is_told_and_kept_so(void)
+{
+        struct rig g;
+        REQUIRE(rig_init(&g));
+        g.p.switch_vt = false;
+        struct dmo_console *c;
+        REQUIRE(dmo_console_new(&g.p, &c) == 0);
+        CHECK(!dmo_console_found_graphics(c));
+        /* Plymouth's splash left the active VT in graphics mode. */
+        for (int fd = 0; fd < 64; fd++)
+                g.vt.mode[fd] = KD_GRAPHICS;
+        REQUIRE(dmo_console_set_graphics(c) == 0);
+        CHECK(dmo_console_found_graphics(c));
+        int before_free = g.vt.n;
+        dmo_console_free(c);
+        CHECK_INT(find(&g.vt, before_free, KDSETMODE, KD_TEXT), ==, -1);
+        CHECK(!dmo_console_found_graphics(NULL));
+        rig_free(&g);
+}
+
+static void test_a_vt_found_in_text_mode_is_not_a_picture_to_continue(void)
+{
+        struct rig g;
+        REQUIRE(rig_init(&g));
+        g.p.switch_vt = false;
+        struct dmo_console *c;
+        REQUIRE(dmo_console_new(&g.p, &c) == 0);
+        REQUIRE(dmo_console_set_graphics(c) == 0);
+        CHECK(!dmo_console_found_graphics(c));
+        /* Asked again (a second screen): still what was found first. */
+        REQUIRE(dmo_console_set_graphics(c) == 0);
+        CHECK(!dmo_console_found_graphics(c));
+        dmo_console_free(c);
+        rig_free(&g);
+}
+
 static void test_retain_leaves_the_vt_shown_in_graphics_mode(void)
 {
         struct rig g;
@@ -290,4 +326,6 @@ DMO_TEST_MAIN(T(test_no_tty0_is_enoent_and_changes_nothing),
               T(test_activation_that_never_happens_times_out_and_undoes),
               T(test_switch_graphics_and_restore_in_reverse_order),
               T(test_without_switch_graphics_goes_to_the_active_vt),
+              T(test_a_vt_found_in_graphics_mode_is_told_and_kept_so),
+              T(test_a_vt_found_in_text_mode_is_not_a_picture_to_continue),
               T(test_retain_leaves_the_vt_shown_in_graphics_mode))

@@ -20,6 +20,7 @@ DMO_SPLASH_OUTPUT_SOURCES = src/splash/output/output.c src/splash/output/output.
 	src/splash/output/output_png.c src/splash/output/output_png.h \
 	src/splash/output/output_text.c \
 	src/splash/output/drm_select.c src/splash/output/drm_select.h \
+	src/splash/output/scanout.c src/splash/output/scanout.h \
 	src/splash/output/keys.c src/splash/output/keys.h \
 	src/splash/output/console.c src/splash/output/console.h
 DMO_SPLASH_TOP_SOURCES = src/splash/scene.h src/splash/renderer.c src/splash/renderer.h \
@@ -39,6 +40,10 @@ TESTS += tests/splash-text-output.test
 tests_splash_text_output_test_SOURCES = tests/splash-text-output.c
 tests_splash_text_output_test_LDADD = $(DMO_SPLASH_TEST_LIBS) -lutil
 	src/util/libdmo-util.a $(DMO_LIBS) -lutil
+check_PROGRAMS += tests/splash-kms-scanout.test
+TESTS += tests/splash-kms-scanout.test
+tests_splash_kms_scanout_test_SOURCES = tests/splash-kms-scanout.c
+tests_splash_kms_scanout_test_LDADD = $(DMO_SPLASH_TEST_LIBS)
 check_PROGRAMS += tests/splash-kms-select.test
 TESTS += tests/splash-kms-select.test
 tests_splash_kms_select_test_SOURCES = tests/splash-kms-select.c

@@ -26,8 +26,9 @@ dormouse_resume() {
     # noresume is handled by dormouse itself: it discards the image, so a
     # stale one is not restored at a later boot over changed file systems.
     # Plymouth lets go of the display while dormouse draws; it takes it
-    # back when the boot goes on normally, and quits after a failure so
-    # that the reason stays readable on the console.
+    # back when the boot goes on (no image, or an image refused), and quits
+    # when the boot stops or fails so that the reason stays readable on the
+    # console.
     if command -v plymouth >/dev/null 2>&1 && plymouth --ping 2>/dev/null; then
         plymouth deactivate 2>/dev/null && plymouth=yes
     fi
@@ -47,8 +48,13 @@ dormouse_resume() {
             ;;
         3)
             warn "dormouse: the hibernation image was not restored (see above); booting normally"
-            sleep "${DORMOUSE_REFUSED_PAUSE:-10}"
-            [ "$plymouth" = yes ] && plymouth quit 2>/dev/null
+            # The reason was on the resume screen; under Plymouth the boot
+            # goes on under its splash, else there is time to read it.
+            if [ "$plymouth" = yes ]; then
+                plymouth reactivate 2>/dev/null
+            else
+                sleep "${DORMOUSE_REFUSED_PAUSE:-10}"
+            fi
             ;;
         7)
             # The image is still on the resume device and could not be

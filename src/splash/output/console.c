@@ -186,6 +186,11 @@ int dmo_console_set_graphics(struct dmo_console *c)
         return 0;
 }
 
+bool dmo_console_found_graphics(const struct dmo_console *c)
+{
+        return c && c->graphics && c->saved_mode == KD_GRAPHICS;
+}
+
 int dmo_console_master_wait_ms(const struct dmo_console *c)
 {
         if (!c || c->vt == 0)

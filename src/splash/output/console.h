@@ -60,6 +60,12 @@ int dmo_console_previous_vt(const struct dmo_console *c);
  * the splash; the mode found is restored at free. Idempotent; NULL: 0. */
 int dmo_console_set_graphics(struct dmo_console *c);
 
+/* Whether the VT was already in graphics mode before the splash set it:
+ * another program (Plymouth's boot splash) left a picture on the screen,
+ * not the console's text. False before dmo_console_set_graphics() and for
+ * NULL. */
+bool dmo_console_found_graphics(const struct dmo_console *c);
+
 /* Milliseconds a screen may keep retrying drmSetMaster: after a switch the
  * compositor drops master a moment later; 0 without a switch (or NULL). */
 int dmo_console_master_wait_ms(const struct dmo_console *c);

@@ -14,6 +14,11 @@
  * - Screens (kms, fbdev) show the theme's background (splash/paint/backdrop.h) as
  *   soon as they have a buffer, inside open(), before the painter loads
  *   fonts and images; the first render() replaces it with a complete frame.
+ *   The kms output makes one exception: when the VT was in graphics mode
+ *   before it came (a boot splash, Plymouth's, left its picture), it
+ *   continues that picture instead (a copy in its own buffer, or the
+ *   picture left as it is when it cannot be read: scanout.h), so the
+ *   handover shows neither black nor a backdrop without the logo.
  * - open() does every allocation and file I/O the output will ever need
  *   (devices, buffers, theme and font through the painter); after the engine
  *   froze the system, render() does no allocation and no file I/O except on

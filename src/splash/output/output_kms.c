@@ -23,6 +23,7 @@
 #include "splash/output/console.h"
 #include "splash/paint/backdrop.h"
 #include "splash/output/drm_select.h"
+#include "splash/output/scanout.h"
 #include "splash/paint/painter.h"
 #include "splash/theme/theme.h"
 #include "util/cleanup.h"
@@ -377,6 +378,85 @@ static void buffer_destroy(int fd, struct kms_buffer *b, bool keep_on_screen)
 
 static int first_frame(struct kms_head *h, int idx, const char **how);
 
+/* The CRTC's framebuffer (someone else's) into b: 0, or a negative errno
+ * when it cannot be read as it is shown (scanout.h). */
+static int copy_scanout(struct kms_output *k, struct kms_head *h, struct kms_buffer *b)
+{
+        drmModeFB2 *fb = drmModeGetFB2(k->fd, h->saved->buffer_id);
+        if (!fb)
+                return -errno ? -errno : -ENOENT;
+        struct dmo_scanout so = {
+            .width = fb->width,
+            .height = fb->height,
+            .format = fb->pixel_format,
+            .has_modifier = (fb->flags & DRM_MODE_FB_MODIFIERS) != 0,
+            .modifier = fb->modifier,
+            .pitch = fb->pitches[0],
+            .offset = fb->offsets[0],
+            .x = h->saved->x,
+            .y = h->saved->y,
+        };
+        /* GETFB2 made a handle for every plane's buffer: all are closed. */
+        uint32_t handles[4];
+        for (int i = 0; i < 4; i++) {
+                handles[i] = fb->handles[i];
+                so.n_planes += handles[i] != 0;
+        }
+        uint32_t handle = handles[0];
+        drmModeFreeFB2(fb);
+        /* No handle: not ours to read (neither master nor CAP_SYS_ADMIN). */
+        int err = handle ? dmo_scanout_check(&so, h->width, h->height) : -EACCES;
+        struct drm_mode_map_dumb map = {.handle = handle};
+        void *p = MAP_FAILED;
+        size_t span = (size_t)dmo_scanout_span(&so, h->height);
+        if (err == 0 && drmIoctl(k->fd, DRM_IOCTL_MODE_MAP_DUMB, &map) < 0)
+                err = -errno;
+        if (err == 0) {
+                p = mmap(NULL, span, PROT_READ, MAP_SHARED, k->fd, (off_t)map.offset);
+                if (p == MAP_FAILED)
+                        err = -errno;
+        }
+        if (err == 0) {
+                dmo_scanout_copy(&so, p, b->map, b->pitch, h->width, h->height);
+                munmap(p, span);
+        }
+        for (int i = 0; i < 4; i++) {
+                bool seen = false;
+                for (int j = 0; j < i; j++)
+                        seen = seen || handles[j] == handles[i];
+                struct drm_gem_close gc = {.handle = handles[i]};
+                if (handles[i] && !seen)
+                        drmIoctl(k->fd, DRM_IOCTL_GEM_CLOSE, &gc);
+        }
+        return err;
+}
+
+/* The head's first picture. On a VT that another program left in graphics
+ * mode (Plymouth's boot splash after `plymouth deactivate`), in the mode it
+ * shows, its picture is continued: copied into buffer 0 and flipped to, or,
+ * if it cannot be read, left on screen untouched until the first complete
+ * frame. Otherwise (the console's text) the theme's backdrop goes up now. */
+static int start_picture(struct kms_head *h, const struct dmo_output_config *cfg)
+{
+        struct kms_output *k = h->out;
+        struct kms_buffer *b = &h->buf[0];
+        const char *how;
+        bool take_over = dmo_console_found_graphics(cfg->console) && h->keep_current &&
+                         h->saved->buffer_id && h->saved->mode_valid;
+        if (take_over && copy_scanout(k, h, b) < 0) {
+                report_frame(k, &k->report_first_frame, "first frame", "left as it was");
+                return 0;
+        }
+        if (!take_over)
+                dmo_backdrop_fill(cfg->theme, b->map, b->pitch, h->width, h->height);
+        int err = first_frame(h, 0, &how);
+        if (err < 0)
+                return err;
+        report_frame(k, &k->report_first_frame,
+                     take_over ? "first frame (continued)" : "first frame", how);
+        return 0;
+}
+
 static int head_open(struct kms_output *k, struct kms_head *h, const struct card_state *cs,
                      const struct dmo_drm_head *sel, const struct dmo_output_config *cfg)
 {
@@ -392,17 +472,14 @@ static int head_open(struct kms_output *k, struct kms_head *h, const struct card
         h->saved = drmModeGetCrtc(k->fd, h->crtc_id);
         if (!h->saved)
                 return -errno ? -errno : -ENODEV;
-        /* The theme's background goes up first: the console gives way now,
-         * not after the fonts and images are ready. */
+        /* A first picture goes up now, not after the fonts and images are
+         * ready: the console gives way to the backdrop, a boot splash stays. */
         int err = buffer_create(k->fd, &h->buf[0], h->width, h->height);
         if (err < 0)
                 return err;
-        dmo_backdrop_fill(cfg->theme, h->buf[0].map, h->buf[0].pitch, h->width, h->height);
-        const char *how;
-        err = first_frame(h, 0, &how);
+        err = start_picture(h, cfg);
         if (err < 0)
                 return err;
-        report_frame(k, &k->report_first_frame, "first frame", how);
         err = buffer_create(k->fd, &h->buf[1], h->width, h->height);
         if (err < 0)
                 return err;
