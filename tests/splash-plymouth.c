@@ -353,6 +353,33 @@ static void password_dialog_uses_the_theme_images(void)
         dmo_theme_free(t);
 }
 
+/* Plymouth reads a colour with a non-zero top byte as 0xRRGGBBAA:
+ * spinfinity's bar background 0x01000000 is transparent, so the empty bar
+ * shows the backdrop (it was a black band). */
+static void translucent_bar_background_shows_the_backdrop(void)
+{
+        REQUIRE(have_plymouth_themes());
+        struct dmo_theme *t = load("plymouth:spinfinity", NULL);
+        REQUIRE(t);
+        struct dmo_painter *p = NULL;
+        struct frame f = paint_at(t, 1280, 800, DMO_SCENE_HIBERNATE, 0.0, 0, &p);
+        REQUIRE(f.px);
+        struct dmo_rect bar;
+        REQUIRE(dmo_painter_box(p, DMO_BOX_BAR, &bar));
+        REQUIRE(bar.w > 4 && bar.h > 0 && bar.y + bar.h <= f.h);
+        const int y = bar.y + bar.h / 2;
+        /* The far end of the empty bar against the same row beside it
+         * (the backdrop is a vertical gradient: one colour per row). */
+        const int inside = bar.x + bar.w - 2;
+        const int outside = bar.x + bar.w < f.w ? bar.x + bar.w : bar.x - 1;
+        REQUIRE(outside >= 0 && outside < f.w);
+        CHECK_INT(f.px[y * f.w + inside] & 0xffffff, ==, f.px[y * f.w + outside] & 0xffffff);
+        CHECK((f.px[y * f.w + inside] & 0xffffff) != 0);
+        free(f.px);
+        dmo_painter_free(p);
+        dmo_theme_free(t);
+}
+
 /* spinfinity's [updates] plays its throbber: the frame follows the clock,
  * one cycle every 2 s (120 renderer frames), centred at (.5, .55). */
 static void throbber_frames_animate_at_plymouths_pace(void)
@@ -572,6 +599,7 @@ DMO_TEST_MAIN(T(spinner_bar_is_where_plymouth_draws_it), T(bgrt_bar_moves_and_fi
               T(backdrop_shows_the_firmware_logo_where_the_painter_does),
               T(password_dialog_uses_the_theme_images),
               T(throbber_frames_animate_at_plymouths_pace),
+              T(translucent_bar_background_shows_the_backdrop),
               T(progress_animation_follows_the_fraction),
               T(other_plugins_are_refused_naming_the_plugin),
               T(bare_plymouth_follows_the_system_default),

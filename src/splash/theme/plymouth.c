@@ -212,10 +212,18 @@ static void emit(struct out *o, const char *fmt, ...)
         }
 }
 
-static void emit_color(struct out *o, const char *key, long rgb)
+/* Plymouth's fill colours: 0xRRGGBB is opaque; a value with a non-zero top
+ * byte is 0xRRGGBBAA (spinfinity's bar background 0x01000000 is fully
+ * transparent, not black). */
+static void emit_color(struct out *o, const char *key, long value, bool may_be_translucent)
 {
-        /* Plymouth fills with the low 24 bits; the top byte is ignored. */
-        emit(o, "%s = #%06lx\n", key, (unsigned long)rgb & 0xffffffUL);
+        unsigned long v = (unsigned long)value & 0xffffffffUL;
+        if (!may_be_translucent) /* gradients: Plymouth reads 0xRRGGBB only */
+                v &= 0xffffffUL;
+        if (v & 0xff000000UL)
+                emit(o, "%s = #%08lx\n", key, v);
+        else
+                emit(o, "%s = #%06lx\n", key, v);
 }
 
 /* ---- the theme's files ---- */
@@ -516,8 +524,8 @@ static void translate(struct xlate *x, const char *name)
              tile                                 ? "image"
              : (c1 & 0xffffff) != (c2 & 0xffffff) ? "gradient"
                                                   : "color");
-        emit_color(o, "color", c1);
-        emit_color(o, "color2", c2);
+        emit_color(o, "color", c1, false);
+        emit_color(o, "color2", c2, false);
         if (tile)
                 emit(o, "image = background-tile.png\nfit = tile\n");
         bool fw = false;
@@ -575,9 +583,10 @@ static void translate(struct xlate *x, const char *name)
         else
                 emit(o, "width = %ld\n", bw < 2 ? 2 : bw);
         emit(o, "height = %ld\nborder = 0\nradius = 0\n", bh < 1 ? 1 : bh > 1000 ? 1000 : bh);
-        emit_color(o, "color", kf_long(kf, "two-step", "ProgressBarForegroundColor", 0x000000));
-        emit_color(o, "background",
-                   kf_long(kf, "two-step", "ProgressBarBackgroundColor", 0xffffff));
+        emit_color(o, "color", kf_long(kf, "two-step", "ProgressBarForegroundColor", 0x000000),
+                   true);
+        emit_color(o, "background", kf_long(kf, "two-step", "ProgressBarBackgroundColor", 0xffffff),
+                   true);
 
         /* Title and subtitle as one block, as Plymouth stacks them. */
         emit(o,
