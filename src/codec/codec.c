@@ -9,7 +9,6 @@
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "codec/chunk.h"
 #include "codec/compress.h"
 #include "crypto/crypto.h"
+#include "util/thread.h"
 
 #define CACHELINE       64
 #define MAX_THREADS     1024u
@@ -191,19 +191,13 @@ static void coder_fini(struct dmo_codec *c, struct dmo_chunk_coder *k)
  * handling in its poll loop) must see every one. */
 static int start_workers(struct dmo_codec *c)
 {
-        sigset_t all, old;
-        int r = 0;
-
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
         for (unsigned i = 0; i < c->nworkers; i++) {
-                r = -pthread_create(&c->workers[i].thread, NULL, worker_main, &c->workers[i]);
+                int r = dmo_thread_start(&c->workers[i].thread, worker_main, &c->workers[i]);
                 if (r < 0)
-                        break;
+                        return r;
                 c->workers[i].started = true;
         }
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        return r;
+        return 0;
 }
 
 int dmo_codec_new(const struct dmo_codec_params *params, struct dmo_codec **out)

@@ -1,0 +1,26 @@
+#include "util/thread.h"
+
+#include <limits.h>
+#include <signal.h>
+
+int dmo_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+        pthread_attr_t attr;
+        int r = pthread_attr_init(&attr);
+        if (r != 0)
+                return -r;
+        size_t stack = DMO_THREAD_STACK_BYTES;
+        long min = PTHREAD_STACK_MIN; /* a sysconf() call in newer glibc */
+        if (min > 0 && stack < (size_t)min)
+                stack = (size_t)min;
+        r = pthread_attr_setstacksize(&attr, stack);
+        if (r == 0) {
+                sigset_t all, old;
+                sigfillset(&all);
+                pthread_sigmask(SIG_SETMASK, &all, &old);
+                r = pthread_create(thread, &attr, fn, arg);
+                pthread_sigmask(SIG_SETMASK, &old, NULL);
+        }
+        pthread_attr_destroy(&attr);
+        return -r;
+}
