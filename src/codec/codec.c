@@ -192,7 +192,8 @@ static void coder_fini(struct dmo_codec *c, struct dmo_chunk_coder *k)
 static int start_workers(struct dmo_codec *c)
 {
         for (unsigned i = 0; i < c->nworkers; i++) {
-                int r = dmo_thread_start(&c->workers[i].thread, worker_main, &c->workers[i]);
+                int r = dmo_thread_start(&c->workers[i].thread, worker_main, &c->workers[i],
+                                         DMO_THREAD_STACK_WORKER, DMO_THREAD_NO_SIGNALS);
                 if (r < 0)
                         return r;
                 c->workers[i].started = true;

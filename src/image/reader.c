@@ -368,7 +368,8 @@ static int start_read_ahead(struct dmo_image_reader *r)
 {
         pthread_mutex_init(&r->rb_lock, NULL);
         pthread_cond_init(&r->rb_cond, NULL);
-        int err = dmo_thread_start(&r->rb_thread, read_ahead_main, r);
+        int err = dmo_thread_start(&r->rb_thread, read_ahead_main, r, DMO_THREAD_STACK_WORKER,
+                                   DMO_THREAD_NO_SIGNALS);
         if (err < 0) {
                 pthread_cond_destroy(&r->rb_cond);
                 pthread_mutex_destroy(&r->rb_lock);

@@ -301,7 +301,8 @@ static int io_start(struct dmo_image_writer *w)
         pthread_cond_init(&w->io_work, NULL);
         pthread_cond_init(&w->io_done, NULL);
         /* Signals belong to the engine's thread, as with the codec's workers. */
-        int r = dmo_thread_start(&w->io_thread, io_main, w);
+        int r = dmo_thread_start(&w->io_thread, io_main, w, DMO_THREAD_STACK_WORKER,
+                                 DMO_THREAD_NO_SIGNALS);
         w->io_running = r == 0;
         return r;
 }
