@@ -351,11 +351,23 @@ int dmo_codec_acquire(struct dmo_codec *c, struct dmo_chunk **chunk)
         return 0;
 }
 
+/* A slot's state as the caller sees it. A chunk submitted twice is in
+ * flight, and a worker may be setting its state: read it under the lock. */
+static enum slot_state caller_slot_state(struct dmo_codec *c, struct slot *s)
+{
+        if (c->nworkers == 0)
+                return s->state;
+        pthread_mutex_lock(&c->lock);
+        enum slot_state st = s->state;
+        pthread_mutex_unlock(&c->lock);
+        return st;
+}
+
 int dmo_codec_submit(struct dmo_codec *c, struct dmo_chunk *chunk)
 {
         struct slot *s = slot_of(chunk);
 
-        if (s < c->slots || s >= c->slots + c->nslots || s->state != SLOT_ACQUIRED)
+        if (s < c->slots || s >= c->slots + c->nslots || caller_slot_state(c, s) != SLOT_ACQUIRED)
                 return -EINVAL;
         if (c->params.dir == DMO_CODEC_ENCODE &&
             (chunk->npages == 0 || chunk->npages > c->params.chunk_pages))
