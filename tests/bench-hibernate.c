@@ -688,8 +688,8 @@ int main(int argc, char **argv)
         char enc_label[64];
         snprintf(enc_label, sizeof(enc_label), "dormouse hibernate, encrypted (%s)",
                  dmo_crypto_cipher_name(dmo_crypto_cipher_preferred()));
-        printf("%-44s %10.0f %10.2f\n", enc_label,
-               mb / ehib_write_s, mb / ((double)ehib.stats.stored_bytes / 1e6));
+        printf("%-44s %10.0f %10.2f\n", enc_label, mb / ehib_write_s,
+               mb / ((double)ehib.stats.stored_bytes / 1e6));
         printf("%-44s %10.0f\n", "dormouse resume: swap file (cold) -> pages",
                mb / res.stats.restore_s);
         printf("%-44s %10.0f\n", "dormouse resume, encrypted", mb / eres.stats.restore_s);
