@@ -36,7 +36,7 @@ dist_dmofonts_DATA = fonts/DejaVuSans.ttf fonts/DejaVuSans-Bold.ttf fonts/LICENS
 # only where there is none yet (an administrator's file is never
 # overwritten). The program reads the same path (DMO_SYSCONFDIR).
 dist_doc_DATA = data/dormouse.conf doc/cli.md doc/config.md doc/integration.md doc/themes.md \
-	doc/image-format.md
+	doc/image-format.md doc/benchmarks.md
 install-data-hook: dmo-install-conf
 dmo-install-conf:
 	@if test -e "$(DESTDIR)$(sysconfdir)/dormouse.conf"; then \

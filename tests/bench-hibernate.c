@@ -1,21 +1,40 @@
 /* bench-hibernate: hibernate and resume throughput on the simulated kernel's
  * realistic page stream, side by side with baselines measured in the same run
  * on the same file system: raw dd of the same bytes, lz4 -1 and zstd -1 on
- * the same bytes, a raw read of the same bytes. Also ns per progress event and
- * the peak RSS of the hibernate and resume processes. Encrypted against
- * plain in the same run (passphrase mode; the Argon2id derivation happens
- * before the data phase and is not in the figure), best of two of each,
- * alternated. Prints figures; never fails on time.
+ * the same bytes, a raw read of the same bytes, and the engine's own codec
+ * alone on the same stream (page generation + compression + checksums, no
+ * I/O): the engine's limit when the disk is not. Also ns per progress event,
+ * the peak RSS and the locked memory (VmLck, VmPin: the engine locks memory
+ * as on a real kernel) of the hibernate and resume processes, and the levers
+ * measured rather than assumed: the disk with O_DIRECT and larger requests,
+ * xxh3 against CRC32C. Encrypted against plain in the same run (passphrase
+ * mode; the Argon2id derivation happens before the data phase and is not in
+ * the figure), best of two of each, alternated. Prints figures; never fails
+ * on time.
  *
- * Usage: bench-hibernate [--size SIZE] [--dir DIR] [--threads N] [--compress ALGO]
+ * --sizes 256M,1G,4G (make bench-scaling): the same hibernate and resume at
+ * each size instead, with the codec alone beside each, to show the time
+ * grows linearly with the image.
+ *
+ * --dormouse PATH (make bench): also runs that dormouse binary's hibernate and
+ * resume on the simulated kernel with the splash drawing 1920x1080 frames
+ * (png output) and memory locked (DORMOUSE_DEBUG_LOCK_MEMORY), and prints
+ * the memory it reports at the end of the data phase (DORMOUSE_DEBUG_TIMING):
+ * the locked memory with the splash's frame buffers in it.
+ *
+ * Usage: bench-hibernate [--size SIZE | --sizes LIST] [--dir DIR] [--threads N]
+ *                        [--compress ALGO] [--dormouse PATH]
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,6 +42,8 @@
 #include <unistd.h>
 
 #include "cli/config.h"
+#include "codec/codec.h"
+#include "codec/hash.h"
 #include "crypto/crypto.h"
 #include "image/reader.h"
 #include "engine/engine.h"
@@ -59,7 +80,44 @@ struct child_result {
         int rc;
         struct dmo_engine_stats stats;
         double wall_s;
+        /* /proc/self/status at the end of the data phase (kB): locked and
+         * pinned memory, which only grow while mlockall(MCL_FUTURE) is on. */
+        long vmlck_kib, vmpin_kib;
 };
+
+static long status_kib(const char *field)
+{
+        FILE *f = fopen("/proc/self/status", "r");
+        if (!f)
+                return -1;
+        char line[256];
+        long v = -1;
+        size_t n = strlen(field);
+        while (fgets(line, sizeof(line), f))
+                if (strncmp(line, field, n) == 0 && line[n] == ':') {
+                        v = strtol(line + n + 1, NULL, 10);
+                        break;
+                }
+        fclose(f);
+        return v;
+}
+
+static void sample_locked(struct child_result *r)
+{
+        r->vmlck_kib = status_kib("VmLck");
+        r->vmpin_kib = status_kib("VmPin");
+}
+
+static void stats_ready_hook(void *ctx, const struct dmo_engine_stats *stats)
+{
+        (void)stats;
+        sample_locked(ctx);
+}
+
+static void before_restore_hook(void *ctx)
+{
+        sample_locked(ctx);
+}
 
 /* Runs one engine cycle in a child process, so its peak RSS is its own. */
 static int in_child(int (*fn)(void *arg, struct child_result *res), void *arg,
@@ -92,7 +150,8 @@ struct cycle_args {
         uint64_t size;
         unsigned threads;
         enum dmo_compress compress;
-        bool encrypt; /* passphrase mode, cheapest Argon2id (not measured) */
+        bool encrypt;     /* passphrase mode, cheapest Argon2id (not measured) */
+        bool lock_memory; /* mlockall, as the engine does on a real kernel */
 };
 
 static const char bench_pass[] = "bench passphrase";
@@ -120,7 +179,9 @@ static int hibernate_cycle(void *p, struct child_result *res)
             .threads = a->threads,
             .image_size = -1,
             .shutdown = DMO_SHUTDOWN_PLATFORM,
+            .lock_memory = a->lock_memory,
             .progress = progress,
+            .hooks = {.ctx = res, .stats_ready = stats_ready_hook},
         };
         struct dmo_crypto_key *key = NULL;
         struct dmo_crypto_envelope env;
@@ -159,8 +220,10 @@ static int resume_cycle(void *p, struct child_result *res)
             .target = {.path = a->swap},
             .threads = a->threads,
             .progress = progress,
+            .lock_memory = a->lock_memory,
             .profile = true, /* a clock read per batch of pages: where the time goes */
             .unlock = bench_unlock,
+            .hooks = {.ctx = res, .before_restore = before_restore_hook},
         };
         struct dmo_resume_result rr;
         double t0 = now_s();
@@ -174,6 +237,7 @@ static int resume_cycle(void *p, struct child_result *res)
 
 struct event_args {
         struct dmo_progress *p;
+        atomic_uint_fast64_t *shared; /* the baseline: one atomic counter for all */
         uint64_t n;
 };
 
@@ -185,21 +249,304 @@ static void *add_events(void *arg)
         return NULL;
 }
 
-static double ns_per_event(unsigned threads)
+static void *add_shared(void *arg)
+{
+        struct event_args *a = arg;
+        for (uint64_t i = 0; i < a->n; i++)
+                atomic_fetch_add_explicit(a->shared, 1, memory_order_relaxed);
+        return NULL;
+}
+
+/* Wall time per event per thread, best of three (a shared machine only
+ * ever makes it slower). shared: time the baseline instead. */
+static double ns_per_event(unsigned threads, bool shared)
 {
         struct dmo_progress *p;
         if (dmo_progress_new(DMO_MODE_HIBERNATE, &p) < 0)
                 return -1;
-        struct event_args a = {p, 50 * 1000 * 1000};
-        pthread_t t[8];
-        double t0 = now_s();
-        for (unsigned i = 0; i < threads; i++)
-                pthread_create(&t[i], NULL, add_events, &a);
-        for (unsigned i = 0; i < threads; i++)
-                pthread_join(t[i], NULL);
-        double dt = now_s() - t0;
+        atomic_uint_fast64_t counter = 0;
+        struct event_args a = {p, &counter, 20 * 1000 * 1000};
+        double best = 1e9;
+        for (int round = 0; round < 3; round++) {
+                pthread_t t[8];
+                double t0 = now_s();
+                for (unsigned i = 0; i < threads; i++)
+                        pthread_create(&t[i], NULL, shared ? add_shared : add_events, &a);
+                for (unsigned i = 0; i < threads; i++)
+                        pthread_join(t[i], NULL);
+                double dt = now_s() - t0;
+                if (dt < best)
+                        best = dt;
+        }
         dmo_progress_free(p);
-        return dt * 1e9 / (double)a.n; /* wall time per event per thread */
+        return best * 1e9 / (double)a.n;
+}
+
+/* The engine's codec alone on the same stream: the simulated kernel's
+ * pages generated into each chunk (what the engine's read from the kernel
+ * costs here), compressed and checksummed by the same workers; no I/O, no
+ * image format. Seconds, or < 0; *stored: payload bytes. */
+static double codec_alone(const struct cycle_args *a, uint64_t pages, uint32_t page_size,
+                          uint64_t *stored)
+{
+        struct dmo_codec_params cp = {
+            .dir = DMO_CODEC_ENCODE,
+            .algo = a->compress,
+            .page_size = page_size,
+            .chunk_pages = DMO_CHUNK_MAX_PAGES, /* the image writer's default */
+            .threads = a->threads,
+        };
+        struct dmo_codec *c;
+        if (dmo_codec_new(&cp, &c) < 0)
+                return -1;
+        uint64_t next = 0, out = 0;
+        double t0 = now_s();
+        for (;;) {
+                struct dmo_chunk *ch;
+                while (next < pages && dmo_codec_acquire(c, &ch) == 0) {
+                        uint64_t n = pages - next < cp.chunk_pages ? pages - next : cp.chunk_pages;
+                        for (uint64_t k = 0; k < n; k++)
+                                dmo_sim_page_fill(42, next + k, ch->pages + k * page_size,
+                                                  page_size);
+                        ch->npages = (uint32_t)n;
+                        next += n;
+                        dmo_codec_submit(c, ch);
+                }
+                int r = dmo_codec_collect(c, &ch, true);
+                if (r == -ENODATA)
+                        break;
+                if (r < 0) {
+                        dmo_codec_free(c);
+                        return -1;
+                }
+                out += ch->payload_len;
+                dmo_codec_release(c, ch);
+        }
+        double t = now_s() - t0;
+        dmo_codec_free(c);
+        *stored = out;
+        return t;
+}
+
+/* CRC32C with the SSE4.2 instruction, 8 bytes at a time (the hardware
+ * checksum a format could use instead of xxh3). */
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static uint64_t crc32c_hw(const void *data, size_t len)
+{
+        const uint8_t *p = data;
+        uint64_t c = 0xffffffffu;
+        for (; len >= 8; len -= 8, p += 8) {
+                uint64_t v;
+                memcpy(&v, p, 8);
+                c = __builtin_ia32_crc32di(c, v);
+        }
+        for (; len; len--, p++)
+                c = __builtin_ia32_crc32qi((uint32_t)c, *p);
+        return c ^ 0xffffffffu;
+}
+#endif
+
+/* MB/s of one checksum over buf, best of three passes. */
+static double hash_mbs(uint64_t (*fn)(const void *, size_t), const uint8_t *buf, size_t len)
+{
+        double best = 1e9;
+        volatile uint64_t sink = 0;
+        for (int i = 0; i < 3; i++) {
+                double t0 = now_s();
+                for (size_t off = 0; off < len; off += 64 * 4096)
+                        sink += fn(buf + off, 64 * 4096);
+                double t = now_s() - t0;
+                if (t < best)
+                        best = t;
+        }
+        (void)sink;
+        return (double)len / best / 1e6;
+}
+
+static void print_checksum_levers(uint32_t page_size)
+{
+        const size_t len = 64u << 20;
+        uint8_t *buf = malloc(len);
+        if (!buf)
+                return;
+        for (size_t i = 0; i < len / page_size; i++)
+                dmo_sim_page_fill(42, i, buf + i * page_size, page_size);
+        printf("%-52s %10.0f\n", "lever: checksum xxh3-64, SIMD",
+               hash_mbs(dmo_hash64_simd, buf, len));
+        printf("%-52s %10.0f\n", "lever: checksum xxh3-64, scalar",
+               hash_mbs(dmo_hash64_scalar, buf, len));
+#if defined(__x86_64__)
+        if (__builtin_cpu_supports("sse4.2"))
+                printf("%-52s %10.0f\n", "lever: checksum CRC32C, SSE4.2 (one stream)",
+                       hash_mbs(crc32c_hw, buf, len));
+#endif
+        free(buf);
+}
+
+/* The raw page stream as a file, for the command-line tools. */
+static int write_stream(const char *path, uint64_t pages, uint32_t page_size, double *gen_s)
+{
+        FILE *f = fopen(path, "wb");
+        if (!f)
+                return -1;
+        static uint8_t buf[1 << 20];
+        const uint64_t per = sizeof(buf) / page_size;
+        double t = 0;
+        for (uint64_t i = 0; i < pages; i += per) {
+                uint64_t n = pages - i < per ? pages - i : per;
+                double t0 = now_s();
+                for (uint64_t k = 0; k < n; k++)
+                        dmo_sim_page_fill(42, i + k, buf + k * page_size, page_size);
+                t += now_s() - t0;
+                if (fwrite(buf, page_size, n, f) != n) {
+                        fclose(f);
+                        return -1;
+                }
+        }
+        *gen_s = t;
+        return fclose(f) == 0 ? 0 : -1;
+}
+
+static int make_swap(const char *swap, uint64_t size)
+{
+        char cmd[1024];
+        snprintf(cmd, sizeof(cmd),
+                 "rm -f '%s' && truncate -s %llu '%s' && mkswap -q '%s' >/dev/null 2>&1", swap,
+                 (unsigned long long)(size + size / 4 + (32ull << 20)), swap, swap);
+        if (system(cmd) != 0) {
+                fprintf(stderr, "bench: mkswap failed\n");
+                return -1;
+        }
+        return 0;
+}
+
+static int drop_cache(const char *path)
+{
+        char cmd[1024];
+        /* GNU dd's nocache with count=0 advises DONTNEED for the whole file. */
+        snprintf(cmd, sizeof(cmd), "dd if='%s' iflag=nocache count=0 status=none", path);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+/* One hibernate and one cold resume, each in a child process. */
+static int cycle(struct cycle_args *a, struct child_result *h, long *h_rss, struct child_result *r,
+                 long *r_rss)
+{
+        if (in_child(hibernate_cycle, a, h, h_rss) < 0 || h->rc != 0) {
+                fprintf(stderr, "bench: hibernate failed\n");
+                return -1;
+        }
+        if (drop_cache(a->swap) < 0)
+                return -1;
+        if (in_child(resume_cycle, a, r, r_rss) < 0 || r->rc != 0) {
+                fprintf(stderr, "bench: resume failed (not bit-exact?)\n");
+                return -1;
+        }
+        return 0;
+}
+
+struct cli_memory {
+        long locked_kib, vmlck_kib, hwm_kib;
+};
+
+/* Runs `dormouse CMD` on the simulated kernel with a 1080p splash and
+ * memory locked, and reads the memory line of its timing output. */
+static int cli_memory(const char *dormouse, const char *cmd, uint64_t size, const char *swap,
+                      const char *work, struct cli_memory *m)
+{
+        char line[1024];
+        snprintf(line, sizeof(line),
+                 "DORMOUSE_DEBUG_TIMING=1 DORMOUSE_DEBUG_LOCK_MEMORY=1 '%s' %s --kernel sim "
+                 "--sim-size %llu --resume-device '%s' --splash 'png:%s/frames-%s:1920x1080' "
+                 "--config /dev/null 2>&1 >/dev/null",
+                 dormouse, cmd, (unsigned long long)size, swap, work, cmd);
+        FILE *f = popen(line, "r");
+        if (!f)
+                return -1;
+        int found = 0;
+        while (fgets(line, sizeof(line), f)) {
+                const char *at = strstr(line, "memory at the end of the data phase: locked ");
+                if (at && sscanf(at,
+                                 "memory at the end of the data phase: locked %ld KiB resident "
+                                 "(smaps Locked), %ld KiB mapped (VmLck), pinned %*d KiB (VmPin), "
+                                 "peak resident %ld KiB",
+                                 &m->locked_kib, &m->vmlck_kib, &m->hwm_kib) == 3)
+                        found = 1;
+        }
+        int rc = pclose(f);
+        if (!found || rc != 0) {
+                fprintf(stderr, "bench: dormouse %s with the splash: exit %d, %s\n", cmd, rc,
+                        found ? "memory reported" : "no memory line");
+                return -1;
+        }
+        return 0;
+}
+
+static void print_splash_memory(const char *dormouse, uint64_t size, const char *swap,
+                                const char *work)
+{
+        struct cli_memory h = {0}, r = {0};
+        if (make_swap(swap, size) < 0 ||
+            cli_memory(dormouse, "hibernate", size, swap, work, &h) < 0 ||
+            cli_memory(dormouse, "resume", size, swap, work, &r) < 0)
+                return;
+        printf("with the splash at 1920x1080 (%s, png output): locked resident (smaps Locked) "
+               "hibernate %.1f MiB, resume %.1f MiB; locked mappings (VmLck) %.1f MiB, %.1f MiB; "
+               "peak RSS %.1f MiB, %.1f MiB (target <= 64)\n",
+               dormouse, h.locked_kib / 1024.0, r.locked_kib / 1024.0, h.vmlck_kib / 1024.0,
+               r.vmlck_kib / 1024.0, h.hwm_kib / 1024.0, r.hwm_kib / 1024.0);
+}
+
+/* The same work at each size: time per page should not grow with the size. */
+static int run_scaling(struct cycle_args *a, const char *list, uint32_t page_size)
+{
+        printf("scaling: hibernate and cold resume at each size, the codec alone beside them "
+               "(MB/s of image bytes; us/MiB = time per MiB, flat when linear)\n\n");
+        printf("%8s | %9s %8s %8s | %9s %8s %8s | %8s %9s | %8s %8s\n", "size", "hibernate", "MB/s",
+               "us/MiB", "resume", "MB/s", "us/MiB", "codec", "MB/s", "hib/codec", "RSS MiB");
+        char *copy = strdup(list);
+        if (!copy)
+                return -1;
+        double first_hib = 0, first_res = 0;
+        int rc = 0;
+        for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
+             tok = strtok_r(NULL, ",", &save)) {
+                uint64_t size;
+                if (dmo_parse_size(tok, &size) < 0) {
+                        fprintf(stderr, "bench: bad size \"%s\"\n", tok);
+                        rc = -1;
+                        break;
+                }
+                a->size = size;
+                uint64_t pages = size / page_size, stored;
+                double mb = (double)(pages * page_size) / 1e6, mib = mb * 1e6 / 1048576.0;
+                if (make_swap(a->swap, size) < 0) {
+                        rc = -1;
+                        break;
+                }
+                double codec_s = codec_alone(a, pages, page_size, &stored);
+                struct child_result h = {0}, r = {0};
+                long h_rss = 0, r_rss = 0;
+                if (codec_s < 0 || cycle(a, &h, &h_rss, &r, &r_rss) < 0) {
+                        rc = -1;
+                        break;
+                }
+                double hib_s = h.stats.data_s + h.stats.sync_s, res_s = r.stats.restore_s;
+                if (first_hib == 0) {
+                        first_hib = hib_s / mib;
+                        first_res = res_s / mib;
+                }
+                printf("%7.0fM | %8.2fs %8.0f %8.0f | %8.2fs %8.0f %8.0f | %7.2fs %9.0f | %8.2f "
+                       "%8.1f\n",
+                       mib, hib_s, mb / hib_s, hib_s / mib * 1e6, res_s, mb / res_s,
+                       res_s / mib * 1e6, codec_s, mb / codec_s, hib_s / codec_s,
+                       (double)(h_rss > r_rss ? h_rss : r_rss) / 1024.0);
+                fflush(stdout);
+                printf("%8s   time per MiB vs the first size: hibernate %.2fx, resume %.2fx\n", "",
+                       hib_s / mib / first_hib, res_s / mib / first_res);
+        }
+        free(copy);
+        return rc;
 }
 
 int main(int argc, char **argv)
@@ -209,8 +556,11 @@ int main(int argc, char **argv)
             {"dir", required_argument, NULL, 'd'},
             {"threads", required_argument, NULL, 't'},
             {"compress", required_argument, NULL, 'c'},
+            {"sizes", required_argument, NULL, 'S'},
+            {"dormouse", required_argument, NULL, 'D'},
             {0},
         };
+        const char *sizes = NULL, *dormouse = NULL;
         uint64_t size = 1ull << 30;
         const char *dir = ".";
         struct cycle_args a = {.compress = DMO_COMPRESS_LZ4};
@@ -231,6 +581,12 @@ int main(int argc, char **argv)
                         if (dmo_compress_parse(optarg, &a.compress) < 0)
                                 return 2;
                         break;
+                case 'S':
+                        sizes = optarg;
+                        break;
+                case 'D':
+                        dormouse = optarg;
+                        break;
                 default:
                         return 2;
                 }
@@ -246,35 +602,32 @@ int main(int argc, char **argv)
                 return 1;
 
         const uint32_t page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+        /* Lock memory as the engine does on a real kernel when allowed to. */
+        struct rlimit ml;
+        a.lock_memory =
+            geteuid() == 0 || (getrlimit(RLIMIT_MEMLOCK, &ml) == 0 && ml.rlim_cur == RLIM_INFINITY);
+        if (sizes) {
+                printf("dormouse scaling benchmark: the simulated kernel's page stream (seed 42), "
+                       "%ld CPUs, compress %s, page %u B, memory %s\n",
+                       sysconf(_SC_NPROCESSORS_ONLN), dmo_compress_name(a.compress), page_size,
+                       a.lock_memory ? "locked" : "not locked (no CAP_IPC_LOCK)");
+                int r = run_scaling(&a, sizes, page_size);
+                snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
+                return system(cmd) == 0 && r == 0 ? 0 : 1;
+        }
         const uint64_t pages = size / page_size;
         const double mb = (double)(pages * page_size) / 1e6;
         printf("dormouse benchmark: %.0f MB of the simulated kernel's page stream (seed 42), "
-               "%ld CPUs, compress %s, page %u B\n",
-               mb, sysconf(_SC_NPROCESSORS_ONLN), dmo_compress_name(a.compress), page_size);
+               "%ld CPUs, compress %s, page %u B, memory %s\n",
+               mb, sysconf(_SC_NPROCESSORS_ONLN), dmo_compress_name(a.compress), page_size,
+               a.lock_memory ? "locked" : "not locked (no CAP_IPC_LOCK)");
 
         /* The same bytes the engine will see, for the command-line tools. */
-        FILE *f = fopen(raw, "wb");
-        if (!f)
+        double gen_s;
+        if (write_stream(raw, pages, page_size, &gen_s) < 0)
                 return 1;
-        static uint8_t buf[1 << 20];
-        const uint64_t per = sizeof(buf) / page_size;
-        double gen0 = now_s();
-        for (uint64_t i = 0; i < pages; i += per) {
-                uint64_t n = pages - i < per ? pages - i : per;
-                for (uint64_t k = 0; k < n; k++)
-                        dmo_sim_page_fill(42, i + k, buf + k * page_size, page_size);
-                if (fwrite(buf, page_size, n, f) != n)
-                        return 1;
-        }
-        fclose(f);
-        double gen_s = now_s() - gen0;
-
-        snprintf(cmd, sizeof(cmd), "truncate -s %llu '%s' && mkswap -q '%s' >/dev/null 2>&1",
-                 (unsigned long long)(size + size / 4 + (32ull << 20)), swap, swap);
-        if (system(cmd) != 0) {
-                fprintf(stderr, "bench: mkswap failed\n");
+        if (make_swap(swap, size) < 0)
                 return 1;
-        }
 
         snprintf(cmd, sizeof(cmd), "dd if='%s' of='%s/dd.out' bs=1M conv=fsync status=none", raw,
                  work);
@@ -287,13 +640,13 @@ int main(int argc, char **argv)
         double zstd_s = run_timed(cmd);
         snprintf(cmd, sizeof(cmd), "%s/raw.zst", work);
         double zstd_ratio = mb * 1e6 / (double)file_size(cmd);
-        /* Cold reads on both sides: drop the file's pages from the cache
-         * (GNU dd's nocache with count=0 advises DONTNEED for the whole file). */
-        snprintf(cmd, sizeof(cmd), "dd if='%s' iflag=nocache count=0 status=none", raw);
-        if (system(cmd) != 0)
+        /* Cold reads on both sides. */
+        if (drop_cache(raw) < 0)
                 return 1;
         snprintf(cmd, sizeof(cmd), "dd if='%s' of=/dev/null bs=1M status=none", raw);
         double read_s = run_timed(cmd);
+        uint64_t codec_stored = 0;
+        double codec_s = codec_alone(&a, pages, page_size, &codec_stored);
 
         /* Plain and encrypted, alternated, best of two each: the machine
          * may be shared, and the comparison is what counts. */
@@ -304,17 +657,8 @@ int main(int argc, char **argv)
                 ca.encrypt = round % 2 == 1;
                 struct child_result h = {0}, r = {0};
                 long hr = 0, rr = 0;
-                if (in_child(hibernate_cycle, &ca, &h, &hr) < 0 || h.rc != 0) {
-                        fprintf(stderr, "bench: hibernate failed\n");
+                if (cycle(&ca, &h, &hr, &r, &rr) < 0)
                         return 1;
-                }
-                snprintf(cmd, sizeof(cmd), "dd if='%s' iflag=nocache count=0 status=none", swap);
-                if (system(cmd) != 0)
-                        return 1;
-                if (in_child(resume_cycle, &ca, &r, &rr) < 0 || r.rc != 0) {
-                        fprintf(stderr, "bench: resume failed (not bit-exact?)\n");
-                        return 1;
-                }
                 struct child_result *bh = ca.encrypt ? &ehib : &hib;
                 struct child_result *br = ca.encrypt ? &eres : &res;
                 double t = h.stats.data_s + h.stats.sync_s;
@@ -338,12 +682,14 @@ int main(int argc, char **argv)
         printf("%-44s %10.0f %10.2f\n", "  baseline: lz4 -1 (command line)", mb / lz4_s, lz4_ratio);
         printf("%-44s %10.0f %10.2f\n", "  baseline: zstd -1 (command line)", mb / zstd_s,
                zstd_ratio);
+        printf("%-44s %10.0f %10.2f\n", "  limit: the engine's codec alone, no I/O", mb / codec_s,
+               mb / ((double)codec_stored / 1e6));
         double ehib_write_s = ehib.stats.data_s + ehib.stats.sync_s;
         char enc_label[64];
         snprintf(enc_label, sizeof(enc_label), "dormouse hibernate, encrypted (%s)",
                  dmo_crypto_cipher_name(dmo_crypto_cipher_preferred()));
-        printf("%-44s %10.0f %10.2f\n", enc_label,
-               mb / ehib_write_s, mb / ((double)ehib.stats.stored_bytes / 1e6));
+        printf("%-44s %10.0f %10.2f\n", enc_label, mb / ehib_write_s,
+               mb / ((double)ehib.stats.stored_bytes / 1e6));
         printf("%-44s %10.0f\n", "dormouse resume: swap file (cold) -> pages",
                mb / res.stats.restore_s);
         printf("%-44s %10.0f\n", "dormouse resume, encrypted", mb / eres.stats.restore_s);
@@ -356,9 +702,12 @@ int main(int argc, char **argv)
                mb / res.stats.profile.image_s);
         printf("  (of the %.3f s, %.3f s are the sim kernel taking and verifying pages)\n",
                res.stats.restore_s, verify_s);
-        printf(
-            "\nhibernate vs dd: %.2fx (target >= 2x); resume vs raw read: %.2fx (target >= 2x)\n",
-            dd_s / hib_write_s, read_s / res.stats.restore_s);
+        printf("\nhibernate vs dd: %.2fx (target >= 2.5x); resume vs raw read: %.2fx (target >= "
+               "2x)\n",
+               dd_s / hib_write_s, read_s / res.stats.restore_s);
+        printf("hibernate vs the codec alone: %.2fx of its throughput (1.00 = limited by the "
+               "codec and the page source, not by I/O or the engine)\n",
+               codec_s / hib_write_s);
         printf("image: %llu pages, %.1f MB stored, %llu zero pages; phases: freeze %.3f s, "
                "snapshot %.3f s, write %.3f s, seal %.3f s\n",
                (unsigned long long)hib.stats.image_pages, stored_mb,
@@ -368,11 +717,49 @@ int main(int argc, char **argv)
                "resume throughput\n",
                100.0 * (1.0 - hib_write_s / ehib_write_s),
                100.0 * (1.0 - res.stats.restore_s / eres.stats.restore_s));
-        printf("progress event: %.2f ns (1 thread), %.2f ns (2 threads contending) (target <= 5)\n",
-               ns_per_event(1), ns_per_event(2));
+        printf("progress event: %.2f ns (1 thread), %.2f ns (2 threads contending) (target <= 5); "
+               "baseline, one shared atomic add: %.2f ns, %.2f ns\n",
+               ns_per_event(1, false), ns_per_event(2, false), ns_per_event(1, true),
+               ns_per_event(2, true));
         printf("peak RSS: hibernate %.1f MiB, resume %.1f MiB; encrypted %.1f MiB, %.1f MiB "
                "(target <= 64)\n",
                hib_rss / 1024.0, res_rss / 1024.0, ehib_rss / 1024.0, eres_rss / 1024.0);
+        if (a.lock_memory)
+                printf("locked memory (VmLck at the end of the data phase; VmPin): hibernate "
+                       "%.1f MiB (%.1f), resume %.1f MiB (%.1f); encrypted %.1f MiB, %.1f MiB "
+                       "(engine only, no splash; target <= 64 with the splash at 1080p)\n",
+                       hib.vmlck_kib / 1024.0, hib.vmpin_kib / 1024.0, res.vmlck_kib / 1024.0,
+                       res.vmpin_kib / 1024.0, ehib.vmlck_kib / 1024.0, eres.vmlck_kib / 1024.0);
+        else
+                printf("locked memory: not measured (mlockall needs CAP_IPC_LOCK or an unlimited "
+                       "RLIMIT_MEMLOCK)\n");
+        if (a.lock_memory && dormouse)
+                print_splash_memory(dormouse, size, swap, work);
+
+        /* Levers, measured: what the disk gives the image's own size with
+         * larger requests and with O_DIRECT (dd: one request in flight), and
+         * what the checksum costs. */
+        unsigned long long stored_mib = (hib.stats.stored_bytes + (1u << 20) - 1) >> 20;
+        static const struct {
+                const char *label, *bs, *flags;
+                unsigned div;
+        } disk[] = {
+            {"lever: disk, buffered 1 MiB + fsync (image size)", "1M", "conv=fsync", 1},
+            {"lever: disk, buffered 4 MiB + fsync", "4M", "conv=fsync", 4},
+            {"lever: disk, O_DIRECT 1 MiB", "1M", "oflag=direct conv=fsync", 1},
+            {"lever: disk, O_DIRECT 4 MiB", "4M", "oflag=direct conv=fsync", 4},
+        };
+        printf("\n%-52s %10s\n", "", "MB/s");
+        for (size_t i = 0; i < sizeof(disk) / sizeof(disk[0]); i++) {
+                snprintf(cmd, sizeof(cmd),
+                         "dd if='%s' of='%s/lever.out' bs=%s count=%llu %s "
+                         "status=none",
+                         raw, work, disk[i].bs, stored_mib / disk[i].div, disk[i].flags);
+                double t = run_timed(cmd);
+                printf("%-52s %10.0f\n", disk[i].label,
+                       (double)(stored_mib / disk[i].div * disk[i].div) * 1048576.0 / 1e6 / t);
+        }
+        print_checksum_levers(page_size);
 
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
         return system(cmd) == 0 ? 0 : 1;

@@ -131,9 +131,47 @@ static void page_events_from_many_threads_are_all_counted(void)
         dmo_progress_free(p);
 }
 
+static void page_events_from_more_threads_than_lanes_are_all_counted(void)
+{
+        struct dmo_progress *p;
+        struct dmo_progress_snapshot s;
+        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
+        enum { THREADS = 24 }; /* more than the model's per-thread lanes */
+        pthread_t t[THREADS];
+        struct adder a = {p, 20000};
+        for (int i = 0; i < THREADS; i++)
+                pthread_create(&t[i], NULL, add_many, &a);
+        for (int i = 0; i < THREADS; i++)
+                pthread_join(t[i], NULL);
+        dmo_progress_add_bytes(p, 7);
+        dmo_progress_sample(p, &s);
+        CHECK_INT(s.pages_done, ==, THREADS * 20000);
+        CHECK_INT(s.bytes_out, ==, 7);
+        dmo_progress_free(p);
+}
+
+static void a_new_model_counts_from_zero_on_the_same_thread(void)
+{
+        /* The thread's cached lane belongs to the old model; the new one,
+         * possibly at the same address, must not inherit it or its counts. */
+        for (int round = 0; round < 3; round++) {
+                struct dmo_progress *p;
+                struct dmo_progress_snapshot s;
+                REQUIRE(dmo_progress_new(DMO_MODE_RESUME, &p) == 0);
+                dmo_progress_add_pages(p, 5);
+                dmo_progress_add_bytes(p, 9);
+                dmo_progress_sample(p, &s);
+                CHECK_INT(s.pages_done, ==, 5);
+                CHECK_INT(s.bytes_out, ==, 9);
+                dmo_progress_free(p);
+        }
+}
+
 DMO_TEST_MAIN(T(fraction_grows_through_the_hibernate_phases),
               T(fraction_never_goes_backwards_after_failure),
               T(abort_is_refused_once_not_abortable),
               T(throughput_and_time_left_come_from_the_page_rate),
               T(message_is_copied_into_the_snapshot),
-              T(page_events_from_many_threads_are_all_counted))
+              T(page_events_from_many_threads_are_all_counted),
+              T(page_events_from_more_threads_than_lanes_are_all_counted),
+              T(a_new_model_counts_from_zero_on_the_same_thread))

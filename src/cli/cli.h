@@ -185,6 +185,9 @@ const char *dmo_cli_went_down_text(enum dmo_shutdown how, bool simulated);
 /* DORMOUSE_DEBUG_TIMING is set: the engine profiles its data phases and the
  * CLI reports where the time went (the VM benchmarks read it). */
 bool dmo_cli_profiling(void);
+/* DORMOUSE_DEBUG_LOCK_MEMORY is set: mlockall with the simulated kernel too,
+ * as with the real one (the benchmark measures the locked memory). */
+bool dmo_cli_debug_lock_memory(void);
 
 /* Resume's outcome in words: prints what a person should know, writes a
  * refusal into msg (for the splash; the caller prints it) and returns the

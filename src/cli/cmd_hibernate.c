@@ -131,7 +131,7 @@ static int parse_config(struct hibernate_cmd *h)
             .threads = c->threads,
             .image_size = c->config.image_size,
             .shutdown = c->config.shutdown,
-            .lock_memory = !c->simulated,
+            .lock_memory = !c->simulated || dmo_cli_debug_lock_memory(),
             .step_delay_ms = c->step_delay_ms,
             .profile = dmo_cli_profiling(),
         };

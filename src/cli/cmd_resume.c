@@ -179,7 +179,7 @@ static int parse(struct resume_cmd *m, int argc, char **argv)
         m->rc = (struct dmo_resume_config){
             .threads = m->c.threads,
             .step_delay_ms = m->c.step_delay_ms,
-            .lock_memory = !m->c.simulated,
+            .lock_memory = !m->c.simulated || dmo_cli_debug_lock_memory(),
             .profile = dmo_cli_profiling(),
         };
         const struct dmo_config *cfg = &m->c.config;

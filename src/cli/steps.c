@@ -5,12 +5,70 @@
 #include "util/i18n.h"
 #include "util/strtable.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 bool dmo_cli_profiling(void)
 {
         return getenv("DORMOUSE_DEBUG_TIMING") != NULL;
+}
+
+bool dmo_cli_debug_lock_memory(void)
+{
+        return getenv("DORMOUSE_DEBUG_LOCK_MEMORY") != NULL;
+}
+
+/* A "Field:   123 kB" line of /proc/self/status, in KiB; -1 if absent. */
+static long status_field_kib(const char *status, const char *field)
+{
+        size_t n = strlen(field);
+        for (const char *line = status; line && *line; line = strchr(line, '\n')) {
+                if (*line == '\n')
+                        line++;
+                if (strncmp(line, field, n) == 0 && line[n] == ':')
+                        return strtol(line + n + 1, NULL, 10);
+        }
+        return -1;
+}
+
+/* /proc/self/FILE read into buf with open() and read(): no allocation
+ * (fopen would allocate), as this runs after the snapshot. */
+static bool read_proc_self(const char *file, char *buf, size_t len)
+{
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/self/%s", file);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        ssize_t n = read(fd, buf, len - 1);
+        close(fd);
+        if (n <= 0)
+                return false;
+        buf[n] = '\0';
+        return true;
+}
+
+/* Locked and resident memory at the end of the data phase. VmLck counts
+ * whole locked mappings, reserved but inaccessible ones too (glibc's
+ * per-thread malloc arenas reserve 64 MiB each); smaps_rollup's Locked is
+ * what is resident and locked. */
+static void print_memory(void)
+{
+        char status[4096], rollup[2048];
+        if (!read_proc_self("status", status, sizeof(status)))
+                return;
+        long resident_locked = -1;
+        if (read_proc_self("smaps_rollup", rollup, sizeof(rollup)))
+                resident_locked = status_field_kib(rollup, "Locked");
+        fprintf(stderr,
+                "dormouse: timing: memory at the end of the data phase: locked %ld KiB resident "
+                "(smaps Locked), %ld KiB mapped (VmLck), pinned %ld KiB (VmPin), peak resident "
+                "%ld KiB (VmHWM)\n",
+                resident_locked, status_field_kib(status, "VmLck"),
+                status_field_kib(status, "VmPin"), status_field_kib(status, "VmHWM"));
 }
 
 /* Debugging output for developers, deliberately untranslated. */
@@ -20,6 +78,7 @@ void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *s)
         (void)ctx;
         if (!p->enabled)
                 return;
+        print_memory();
         if (p->allocs || p->writes)
                 fprintf(
                     stderr,

@@ -9,7 +9,6 @@
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "codec/chunk.h"
 #include "codec/compress.h"
 #include "crypto/crypto.h"
+#include "util/thread.h"
 
 #define CACHELINE       64
 #define MAX_THREADS     1024u
@@ -191,19 +191,14 @@ static void coder_fini(struct dmo_codec *c, struct dmo_chunk_coder *k)
  * handling in its poll loop) must see every one. */
 static int start_workers(struct dmo_codec *c)
 {
-        sigset_t all, old;
-        int r = 0;
-
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
         for (unsigned i = 0; i < c->nworkers; i++) {
-                r = -pthread_create(&c->workers[i].thread, NULL, worker_main, &c->workers[i]);
+                int r = dmo_thread_start(&c->workers[i].thread, worker_main, &c->workers[i],
+                                         DMO_THREAD_STACK_WORKER, DMO_THREAD_NO_SIGNALS);
                 if (r < 0)
-                        break;
+                        return r;
                 c->workers[i].started = true;
         }
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        return r;
+        return 0;
 }
 
 int dmo_codec_new(const struct dmo_codec_params *params, struct dmo_codec **out)
@@ -356,11 +351,23 @@ int dmo_codec_acquire(struct dmo_codec *c, struct dmo_chunk **chunk)
         return 0;
 }
 
+/* A slot's state as the caller sees it. A chunk submitted twice is in
+ * flight, and a worker may be setting its state: read it under the lock. */
+static enum slot_state caller_slot_state(struct dmo_codec *c, struct slot *s)
+{
+        if (c->nworkers == 0)
+                return s->state;
+        pthread_mutex_lock(&c->lock);
+        enum slot_state st = s->state;
+        pthread_mutex_unlock(&c->lock);
+        return st;
+}
+
 int dmo_codec_submit(struct dmo_codec *c, struct dmo_chunk *chunk)
 {
         struct slot *s = slot_of(chunk);
 
-        if (s < c->slots || s >= c->slots + c->nslots || s->state != SLOT_ACQUIRED)
+        if (s < c->slots || s >= c->slots + c->nslots || caller_slot_state(c, s) != SLOT_ACQUIRED)
                 return -EINVAL;
         if (c->params.dir == DMO_CODEC_ENCODE &&
             (chunk->npages == 0 || chunk->npages > c->params.chunk_pages))

@@ -2,12 +2,12 @@
  * decoder (extents → read-ahead → chunk headers → codec → pages). */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "image/reader.h"
 #include "kernel/blockdev.h"
+#include "util/thread.h"
 #include "progress/progress.h"
 #include "util/cleanup.h"
 
@@ -439,11 +439,8 @@ static int start_read_ahead(struct dmo_image_reader *r)
 {
         pthread_mutex_init(&r->rb_lock, NULL);
         pthread_cond_init(&r->rb_cond, NULL);
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        int err = -pthread_create(&r->rb_thread, NULL, read_ahead_main, r);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        int err = dmo_thread_start(&r->rb_thread, read_ahead_main, r, DMO_THREAD_STACK_WORKER,
+                                   DMO_THREAD_NO_SIGNALS);
         if (err < 0) {
                 pthread_cond_destroy(&r->rb_cond);
                 pthread_mutex_destroy(&r->rb_lock);

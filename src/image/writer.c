@@ -2,7 +2,6 @@
  * header. Layout decisions are format.c's; this file only moves bytes. */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +10,7 @@
 #include "kernel/blockdev.h"
 #include "progress/progress.h"
 #include "util/cleanup.h"
+#include "util/thread.h"
 
 /* Writes are coalesced up to this size where the slots are contiguous. */
 #define STREAM_BUFFER_BYTES (1u << 20)
@@ -301,11 +301,8 @@ static int io_start(struct dmo_image_writer *w)
         pthread_cond_init(&w->io_work, NULL);
         pthread_cond_init(&w->io_done, NULL);
         /* Signals belong to the engine's thread, as with the codec's workers. */
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        int r = -pthread_create(&w->io_thread, NULL, io_main, w);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        int r = dmo_thread_start(&w->io_thread, io_main, w, DMO_THREAD_STACK_WORKER,
+                                 DMO_THREAD_NO_SIGNALS);
         w->io_running = r == 0;
         return r;
 }

@@ -40,10 +40,35 @@ static const double rate_interval_s = 0.25;
 /* Weight of the newest rate estimate in the moving average. */
 static const double rate_smoothing = 0.3;
 
+/* Per-page events go to a lane of the reporting thread's own: a cache line
+ * that only that thread writes (a plain load and store, no locked
+ * instruction, no line bouncing between cores), folded by the reader. A
+ * thread takes a lane on its first event; threads beyond the lanes share one
+ * atomic counter. */
+enum { LANES = 16 };
+
+struct lane {
+        /* The thread writing this lane (its lane_cache's address), 0 while free. */
+        _Alignas(64) atomic_uintptr_t owner;
+        atomic_uint_fast64_t pages;
+        atomic_uint_fast64_t bytes;
+};
+
+/* Each thread remembers its lane in the model it last reported to. The
+ * owner check in the lane catches a model freed and another allocated at the
+ * same address: its lanes start without owners. */
+struct lane_cache {
+        const struct dmo_progress *p;
+        struct lane *lane; /* NULL: this thread uses the shared counters */
+};
+static _Thread_local struct lane_cache lane_cache;
+
 struct dmo_progress {
-        /* Hot counters, on their own cache line, touched by the engine per page. */
-        _Alignas(64) atomic_uint_fast64_t pages_done;
-        atomic_uint_fast64_t bytes_out;
+        struct lane lanes[LANES];
+        /* Threads that found every lane taken, and the counter of lanes taken. */
+        _Alignas(64) atomic_uint_fast64_t shared_pages;
+        atomic_uint_fast64_t shared_bytes;
+        atomic_uint lanes_taken;
         atomic_uint_fast64_t pages_total;
         atomic_uint abort_state; /* ABORT_* bits: one word, so no request is lost */
         atomic_int phase;
@@ -74,8 +99,14 @@ int dmo_progress_new(enum dmo_mode mode, struct dmo_progress **out)
         if (posix_memalign((void **)&p, 64, sizeof(*p)) != 0)
                 return -ENOMEM;
         memset(p, 0, sizeof(*p));
-        atomic_init(&p->pages_done, 0);
-        atomic_init(&p->bytes_out, 0);
+        for (unsigned i = 0; i < LANES; i++) {
+                atomic_init(&p->lanes[i].owner, 0);
+                atomic_init(&p->lanes[i].pages, 0);
+                atomic_init(&p->lanes[i].bytes, 0);
+        }
+        atomic_init(&p->shared_pages, 0);
+        atomic_init(&p->shared_bytes, 0);
+        atomic_init(&p->lanes_taken, 0);
         atomic_init(&p->pages_total, 0);
         atomic_init(&p->abort_state, ABORT_OPEN);
         atomic_init(&p->phase, mode == DMO_MODE_HIBERNATE ? DMO_PHASE_PREPARE : DMO_PHASE_WAIT);
@@ -96,11 +127,61 @@ void dmo_progress_free(struct dmo_progress *p)
         free(p);
 }
 
+/* Sums of the lanes. Each lane only grows, so a later sum is never smaller
+ * than an earlier one. */
+static uint64_t sum_pages_done(struct dmo_progress *p)
+{
+        uint64_t n = atomic_load_explicit(&p->shared_pages, memory_order_relaxed);
+        for (unsigned i = 0; i < LANES; i++)
+                n += atomic_load_explicit(&p->lanes[i].pages, memory_order_relaxed);
+        return n;
+}
+
+static uint64_t sum_bytes_out(struct dmo_progress *p)
+{
+        uint64_t n = atomic_load_explicit(&p->shared_bytes, memory_order_relaxed);
+        for (unsigned i = 0; i < LANES; i++)
+                n += atomic_load_explicit(&p->lanes[i].bytes, memory_order_relaxed);
+        return n;
+}
+
+static struct lane *take_lane(struct dmo_progress *p, struct lane_cache *c)
+{
+        unsigned i = atomic_fetch_add_explicit(&p->lanes_taken, 1, memory_order_relaxed);
+        c->p = p;
+        c->lane = NULL;
+        if (i >= LANES)
+                return NULL;
+        atomic_store_explicit(&p->lanes[i].owner, (uintptr_t)c, memory_order_relaxed);
+        c->lane = &p->lanes[i];
+        return c->lane;
+}
+
+/* The calling thread's lane in p, or NULL for the shared counters. */
+static inline struct lane *my_lane(struct dmo_progress *p)
+{
+        struct lane_cache *c = &lane_cache;
+        if (c->p == p) {
+                if (!c->lane)
+                        return NULL;
+                if (atomic_load_explicit(&c->lane->owner, memory_order_relaxed) == (uintptr_t)c)
+                        return c->lane;
+        }
+        return take_lane(p, c);
+}
+
+/* Only the owner writes a lane: no read-modify-write needed. */
+static inline void lane_add(atomic_uint_fast64_t *v, uint64_t n)
+{
+        atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + n,
+                              memory_order_relaxed);
+}
+
 void dmo_progress_set_phase(struct dmo_progress *p, enum dmo_phase phase)
 {
         pthread_mutex_lock(&p->lock);
         p->phase_time = seconds_since(&p->start);
-        p->phase_pages = atomic_load(&p->pages_done);
+        p->phase_pages = sum_pages_done(p);
         /* A new phase, a new rate: the old one (or the idle time before the
          * data phase) says nothing about it. */
         p->rate_time = p->phase_time;
@@ -117,12 +198,20 @@ void dmo_progress_set_total(struct dmo_progress *p, uint64_t pages)
 
 void dmo_progress_add_pages(struct dmo_progress *p, uint64_t pages)
 {
-        atomic_fetch_add_explicit(&p->pages_done, pages, memory_order_relaxed);
+        struct lane *l = my_lane(p);
+        if (l)
+                lane_add(&l->pages, pages);
+        else
+                atomic_fetch_add_explicit(&p->shared_pages, pages, memory_order_relaxed);
 }
 
 void dmo_progress_add_bytes(struct dmo_progress *p, uint64_t bytes_out)
 {
-        atomic_fetch_add_explicit(&p->bytes_out, bytes_out, memory_order_relaxed);
+        struct lane *l = my_lane(p);
+        if (l)
+                lane_add(&l->bytes, bytes_out);
+        else
+                atomic_fetch_add_explicit(&p->shared_bytes, bytes_out, memory_order_relaxed);
 }
 
 void dmo_progress_set_message(struct dmo_progress *p, const char *text)
@@ -199,7 +288,7 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
         memset(out, 0, sizeof(*out));
         pthread_mutex_lock(&p->lock);
         enum dmo_phase phase = (enum dmo_phase)atomic_load(&p->phase);
-        uint64_t done = atomic_load_explicit(&p->pages_done, memory_order_relaxed);
+        uint64_t done = sum_pages_done(p);
         uint64_t total = atomic_load(&p->pages_total);
         double now = seconds_since(&p->start);
 
@@ -219,7 +308,7 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
         out->pages_done = done;
         out->pages_total = total;
         out->bytes_in = done * p->page_size;
-        out->bytes_out = atomic_load_explicit(&p->bytes_out, memory_order_relaxed);
+        out->bytes_out = sum_bytes_out(p);
         out->elapsed_s = now;
         unsigned abort_state = atomic_load(&p->abort_state);
         out->abort_requested = (abort_state & ABORT_REQUESTED) != 0;

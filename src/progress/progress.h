@@ -6,8 +6,11 @@
  * Renderers (src/splash) sample snapshots at their own frame rate.
  *
  * Contract:
- * - dmo_progress_add_pages()/add_bytes() are wait-free (one relaxed atomic
- *   add) and safe from any thread: call them for every page.
+ * - dmo_progress_add_pages()/add_bytes() are wait-free and safe from any
+ *   thread: call them for every page. Each thread counts in a cache line of
+ *   its own (a plain load and store, no locked instruction) that the
+ *   sampler folds; after the first 16 threads, the others share one atomic
+ *   counter.
  * - Phase changes and messages take a short mutex; they happen a handful of
  *   times per run.
  * - dmo_progress_sample() never blocks the engine and never goes backwards:

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "splash/output/keys.h"
+#include "util/thread.h"
 
 enum {
         DEFAULT_FPS = 60,
@@ -433,9 +434,9 @@ int dmo_renderer_start(struct dmo_renderer *r)
          * frame: no full repaint (after the devices were suspended, the
          * display asks for one with dmo_renderer_force_full()). */
         r->stop = false;
-        int err = pthread_create(&r->thread, NULL, renderer_main, r);
-        if (err)
-                return -err;
+        int err = dmo_thread_start(&r->thread, renderer_main, r, DMO_THREAD_STACK_RENDER, 0);
+        if (err < 0)
+                return err;
         r->running = true;
         return 0;
 }

@@ -19,6 +19,7 @@
 #include "splash/renderer.h"
 #include "util/cleanup.h"
 #include "util/i18n.h"
+#include "util/thread.h"
 #include "util/tty.h"
 
 #define MAX_OUTPUTS 3
@@ -446,10 +447,10 @@ int dmo_splash_session_launch(const struct dmo_splash_session_params *p,
         if (!l)
                 return -ENOMEM;
         l->p = p;
-        int err = pthread_create(&l->thread, NULL, launch_main, l);
-        if (err) {
+        int err = dmo_thread_start(&l->thread, launch_main, l, DMO_THREAD_STACK_RENDER, 0);
+        if (err < 0) {
                 free(l);
-                return -err;
+                return err;
         }
         *out = l;
         return 0;

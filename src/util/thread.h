@@ -1,0 +1,33 @@
+/* thread: starting threads with a small stack.
+ *
+ * The engine calls mlockall(MCL_CURRENT | MCL_FUTURE), which pins every
+ * thread's whole stack mapping: a default stack (8 MiB with glibc) costs
+ * 8 MiB of locked memory per thread. Every thread that lives through the
+ * lock (the codec's workers, the image writer's and reader's I/O threads,
+ * the splash's renderer and launcher) starts here with a stack sized for
+ * what it runs.
+ *
+ * Contract: never allocates beyond what pthread_create does, never logs.
+ */
+#ifndef DMO_UTIL_THREAD_H
+#define DMO_UTIL_THREAD_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+/* The engine's helpers keep their buffers on the heap; the largest stack
+ * user is LZ4's 16 KiB state. */
+#define DMO_THREAD_STACK_WORKER ((size_t)256 * 1024)
+/* Rendering: cairo, pixman, FreeType and HarfBuzz, which keep a few
+ * scratch buffers on the stack; musl runs them on 128 KiB. */
+#define DMO_THREAD_STACK_RENDER ((size_t)1024 * 1024)
+
+enum dmo_thread_flags {
+        DMO_THREAD_NO_SIGNALS = 1u, /* block every signal in the new thread */
+};
+
+/* 0, or a negative errno from pthread. */
+int dmo_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, size_t stack_bytes,
+                     unsigned flags);
+
+#endif
