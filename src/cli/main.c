@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "util/i18n.h"
 #include "util/strtable.h"
+#include "util/timing.h"
 
 static void usage(FILE *f)
 {
@@ -37,6 +38,7 @@ static int (*const command_run[])(int argc, char **argv) = {
 int main(int argc, char **argv)
 {
         enum dmo_cli_command cmd;
+        dmo_timing_mark("main");
         dmo_i18n_init();
         if (argc < 2) {
                 usage(stderr);
