@@ -31,6 +31,9 @@ import traceback
 import zlib
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import phases  # noqa: E402  (the phase table; tests/vm/phases-test.py checks it)
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 CACHE = HERE / "cache"
@@ -63,6 +66,9 @@ def disk_args(path):
                 "-device", "virtio-blk-pci,drive=swap0,iothread=io0"]
     return ["-drive", f"file={path},format=raw,if=virtio,cache=unsafe"]
 BASE_APPEND = "console=ttyS0 no_console_suspend panic=-1"
+# Boot 1 of kernel-baseline and dormouse-roundtrip measures the disk and the
+# copy speed first (init.sh's measure_speed), for the phase table's limits.
+SPEED_APPEND = "vmspeed=128"
 
 # Exit codes of the dormouse CLI contract.
 RC_RESTORED, RC_NO_IMAGE, RC_USAGE, RC_REFUSED, RC_ABORTED = 0, 1, 2, 3, 5
@@ -851,7 +857,7 @@ def first_tick(vm):
 
 def scenario_kernel_baseline(h):
     disk = h.new_disk("kb")
-    with VM(h, "kb-1", "kb-hibernate", disk) as vm:
+    with VM(h, "kb-1", "kb-hibernate", disk, SPEED_APPEND) as vm:
         checksum, token = boot1_workload(vm)
         # The text console must not pass for a splash: this keeps the frame
         # checks of the dormouse scenarios honest.
@@ -980,7 +986,7 @@ def image_kib(h, disk):
 def scenario_dormouse_roundtrip(h):
     h.need_dormouse()
     disk = h.new_disk("rt")
-    res = dormouse_boot1(h, "rt-1", disk)
+    res = dormouse_boot1(h, "rt-1", disk, SPEED_APPEND)
     require_powered_off(res)
     kib, stored = image_kib(h, disk)
     vm, t_alive, _ = dormouse_resume_boot(h, "rt-2", disk, res)
@@ -1719,6 +1725,36 @@ SCENARIOS = [
 NOT_IN_DEFAULT = {"plymouth-handover"}
 
 
+def report_phases(h):
+    """The per-phase table of both paths (tests/vm/phases.py) from the serial
+    logs of kernel-baseline and dormouse-roundtrip, when either ran; it goes
+    into h.figures["phases"] too. Then h.figures as JSON in OUT/figures.json."""
+    def lines(name):
+        p = h.work / f"serial-{name}.log"
+        try:
+            return phases.parse_log(p.read_text(errors="replace")) if p.exists() else None
+        except OSError:
+            return None
+    logs = {n: lines(n) for n in ("kb-1", "kb-2", "rt-1", "rt-2")}
+    if logs["kb-1"] is not None or logs["rt-1"] is not None:
+        try:
+            t = phases.table(logs["kb-1"], logs["kb-2"], logs["rt-1"], logs["rt-2"], h.figures)
+            h.figures["phases"] = t
+            log("phases (the kernel's PM lines, dormouse's DORMOUSE_DEBUG_TIMING; limit: the "
+                "phase at the speeds measured in this guest; – : no line for it)")
+            for line in phases.format_table(t):
+                log(line)
+        except Exception as e:  # a table must never fail the run
+            log(f"phase table: {type(e).__name__}: {e}")
+    if h.figures:
+        try:
+            OUT.mkdir(exist_ok=True)
+            (OUT / "figures.json").write_text(json.dumps(h.figures, indent=1, default=str) + "\n")
+            log(f"figures: {OUT / 'figures.json'}")
+        except OSError as e:
+            log(f"figures: {OUT / 'figures.json'}: {e}")
+
+
 def find_dormouse(arg):
     if arg:
         return Path(arg)
@@ -1840,6 +1876,7 @@ def main():
                 st = f"{f['stored_kib']} KiB" if f.get("stored_kib") else "?"
                 log(f"{name:20} {f['hibernate_s']:9.2f}s {f['resume_s']:7.2f}s {img:>12} {st:>12}")
             log(f"host load average {os.getloadavg()[0]:.1f} (other jobs on the machine skew these)")
+        report_phases(h)
         if args.demo and (OUT / "splash-on-screen").exists():
             print(f"screenshots: {OUT / 'splash-on-screen'}", flush=True)
         log(f"total {time.monotonic() - t_all:.1f} s")
