@@ -271,14 +271,21 @@ handover)
 first-frame)
 	# The screen is the bochs card's; each program shows one frame. dormouse
 	# runs the simulated kernel here: its splash comes up, nothing hibernates.
+	# kmsfirst-dyn is the same program through the dynamic loader; the
+	# loadprobes only reach main (static, libc+libdrm, dormouse's libraries).
 	mkswap /dev/vda >/dev/null
-	# The dynamic loader's share (cycles of the guest's TSC; dmesg names its MHz).
-	for p in kmsfirst dormouse; do
-		st=$(LD_DEBUG=statistics $p --version 2>&1 >/dev/null | grep -E 'total startup|number of rel|load objects' | tr -s ' \t' ' ' | tr '\n' ';')
-		say "LDSTAT $p $st"
-	done
-	for i in 1 2 3; do
+	# The dynamic loader's own count (cycles of the guest's TSC; dmesg names its MHz).
+	st=$(LD_DEBUG=statistics dormouse --version 2>&1 >/dev/null |
+		grep -E 'total startup|number of rel|load objects' | tr -s ' \t' ' ' | tr '\n' ';')
+	say "LDSTAT dormouse $st"
+	for i in $(seq "$(arg vmffruns 5)"); do
+		for p in static drm dormouse; do
+			"loadprobe-$p" "$p"
+			sleep 0.3
+		done
 		kmsfirst /dev/dri/card0
+		sleep 1
+		kmsfirst-dyn /dev/dri/card0
 		sleep 1
 		dormouse hibernate --kernel sim --sim-size 16M --resume-device /dev/vda --splash kms >/dev/null
 		sleep 1
