@@ -1928,7 +1928,8 @@ def main():
             log(f"{'':20} {'hibernate':>10} {'resume':>8} {'image':>12} {'stored':>12}")
             for name, f in h.figures.items():
                 if "hibernate_s" not in f:
-                    log(f"{name:20} " + ", ".join(f"{k} {v}" for k, v in f.items()))
+                    log(f"{name:20} " + ", ".join(f"{k} {v}" for k, v in f.items()
+                                                  if not isinstance(v, dict)))
                     continue
                 img = f"{f['image_kib']} KiB" if f.get("image_kib") else "?"
                 st = f"{f['stored_kib']} KiB" if f.get("stored_kib") else "?"
