@@ -157,6 +157,8 @@ bench-scaling: tests/bench-hibernate$(EXEEXT)
 check-vm: dormouse$(EXEEXT)
 	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse
 .PHONY: check-vm
+# Its phase table's parser, on serial logs captured from a run (no QEMU).
+TESTS += tests/vm/phases-test.py
 
 # The desktop scenarios (issue 8): a Debian 12 guest with systemd, logind and
 # Weston, hibernated from the user's menu (tests/vm/desktop/run.py; needs

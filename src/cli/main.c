@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "util/i18n.h"
 #include "util/strtable.h"
+#include "util/timing.h"
 
 static void usage(FILE *f)
 {
@@ -44,6 +45,7 @@ int main(int argc, char **argv)
          * locked reservation against RLIMIT_MEMLOCK and VmLck, resident or
          * not. Nothing here allocates in a hot loop across threads. */
         mallopt(M_ARENA_MAX, 1);
+        dmo_timing_mark("main");
         dmo_i18n_init();
         if (argc < 2) {
                 usage(stderr);

@@ -79,6 +79,19 @@ void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *s)
         if (!p->enabled)
                 return;
         print_memory();
+        /* One line per path that tests/vm/run.py puts in its phase table. */
+        if (p->allocs || p->writes)
+                fprintf(stderr,
+                        "dormouse: timing: phases: freeze %.3f s, snapshot %.3f s, data %.3f s "
+                        "(%llu pages, %llu bytes stored)\n",
+                        s->freeze_s, s->snapshot_s, s->data_s, (unsigned long long)s->image_pages,
+                        (unsigned long long)s->stored_bytes);
+        else
+                fprintf(stderr,
+                        "dormouse: timing: phases: check %.3f s, load %.3f s (%llu pages, %llu "
+                        "bytes read)\n",
+                        s->check_s, p->image_s + p->kernel_io_s, (unsigned long long)s->image_pages,
+                        (unsigned long long)s->stored_bytes);
         if (p->allocs || p->writes)
                 fprintf(
                     stderr,

@@ -21,6 +21,7 @@
 #include "util/i18n.h"
 #include "util/thread.h"
 #include "util/tty.h"
+#include "util/timing.h"
 
 #define MAX_OUTPUTS 3
 
@@ -79,6 +80,7 @@ static void complete_theme(void *ctx)
                 return;
         dmo_theme_load_images(s->theme, &s->theme_diag);
         s->images_loaded = true;
+        dmo_timing_mark("theme images decoded");
 }
 
 static int open_one(struct dmo_splash_session *s, const struct dmo_output_ops *ops, const char *arg,
@@ -133,6 +135,7 @@ static void load_theme(struct dmo_splash_session *s)
         int r = dmo_theme_load_ex(name, s->p.paths, DMO_THEME_DEFER_IMAGES, &s->theme, &diag);
         report_diag(s, &diag);
         dmo_diag_clear(&diag);
+        dmo_timing_mark("theme read");
         if (r < 0) {
                 /* A screen never stays black: the built-in look instead. */
                 dmo_diag_init(&diag);
@@ -194,6 +197,7 @@ static void open_console(struct dmo_splash_session *s)
                 cp.switch_vt = false;
                 dmo_console_new(&cp, &s->console);
         }
+        dmo_timing_mark("console ready");
 }
 
 /* After a VT switch with no screen: say why, once, and where the text is. */

@@ -1,11 +1,13 @@
 # util: gettext binding, scope cleanup, byte-order helpers, the number parser,
-# the string tables, the filter for untrusted text and the terminal reopener,
+# the string tables, the filter for untrusted text, the terminal reopener and
+# DORMOUSE_DEBUG_TIMING's marks,
 # shared by every module.
 noinst_LIBRARIES += src/util/libdmo-util.a
 src_util_libdmo_util_a_SOURCES = src/util/i18n.c src/util/i18n.h src/util/cleanup.h src/util/le.h \
 	src/util/parse.c src/util/parse.h src/util/strtable.h \
 	src/util/printable.c src/util/printable.h src/util/tty.c src/util/tty.h \
-	src/util/thread.c src/util/thread.h
+	src/util/thread.c src/util/thread.h \
+	src/util/timing.c src/util/timing.h
 
 check_PROGRAMS += tests/util-printable.test
 TESTS += tests/util-printable.test

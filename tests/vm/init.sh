@@ -183,9 +183,34 @@ kernel_resume() {
 	say "RESUME failed rc=$?"
 }
 
+# vmspeed=MIB: what the limits of tests/vm/run.py's phase table are made of,
+# measured before anything else runs: the swap disk's raw write and read
+# speed (O_DIRECT, MIB MiB at its start, which mkswap and the image overwrite
+# later) and the kernel's copy speed (MIB MiB of tmpfs read back). Busybox's
+# dd prints no speed: /proc/uptime times it (10 ms steps).
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+timed_dd() {
+	what=$1
+	shift
+	t0=$(uptime_s)
+	dd "$@" 2>/dev/null || { say "SPEED $what failed"; return; }
+	t1=$(uptime_s)
+	say "SPEED $what $((mib * 1048576)) bytes $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
+}
+measure_speed() {
+	mib=$(arg vmspeed 0)
+	[ "$mib" != 0 ] || return 0
+	timed_dd disk-write if=/dev/zero of=/dev/vda bs=1M count="$mib" oflag=direct conv=fsync
+	timed_dd disk-read if=/dev/vda of=/dev/null bs=1M count="$mib" iflag=direct
+	dd if=/dev/zero of=/tmp/speed bs=1M count="$mib" 2>/dev/null
+	timed_dd memcpy if=/tmp/speed of=/dev/null bs=1M
+	rm -f /tmp/speed
+}
+
 mode=$(arg vmtest probe)
 say "INIT mode=$mode kernel=$(uname -r)"
 load_modules
+measure_speed
 
 case "$mode" in
 probe)
@@ -246,9 +271,21 @@ handover)
 first-frame)
 	# The screen is the bochs card's; each program shows one frame. dormouse
 	# runs the simulated kernel here: its splash comes up, nothing hibernates.
+	# kmsfirst-dyn is the same program through the dynamic loader; the
+	# loadprobes only reach main (static, libc+libdrm, dormouse's libraries).
 	mkswap /dev/vda >/dev/null
-	for i in 1 2 3; do
+	# The dynamic loader's own count (cycles of the guest's TSC; dmesg names its MHz).
+	st=$(LD_DEBUG=statistics dormouse --version 2>&1 >/dev/null |
+		grep -E 'total startup|number of rel|load objects' | tr -s ' \t' ' ' | tr '\n' ';')
+	say "LDSTAT dormouse $st"
+	for i in $(seq "$(arg vmffruns 5)"); do
+		for p in static drm dormouse; do
+			"loadprobe-$p" "$p"
+			sleep 0.3
+		done
 		kmsfirst /dev/dri/card0
+		sleep 1
+		kmsfirst-dyn /dev/dri/card0
 		sleep 1
 		dormouse hibernate --kernel sim --sim-size 16M --resume-device /dev/vda --splash kms >/dev/null
 		sleep 1

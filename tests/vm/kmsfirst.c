@@ -2,7 +2,9 @@
  * can do to put one frame on a KMS screen (first connected connector, its
  * current CRTC and mode, one dumb buffer filled with a colour, SetCrtc), then
  * it reports, like dormouse with DORMOUSE_DEBUG_TIMING, how long after its
- * process started the frame was set, and holds it for a moment. */
+ * process started the frame was set, and holds it for a moment. run.py
+ * builds it static (kmsfirst, the baseline) and dynamic (kmsfirst-dyn: libc
+ * and libdrm through the loader); each names itself by its argv[0]. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -82,7 +84,8 @@ int main(int argc, char **argv)
         struct timespec now;
         clock_gettime(CLOCK_BOOTTIME, &now);
         double t = (double)now.tv_sec + (double)now.tv_nsec / 1e9 - process_start_s();
-        fprintf(stderr, "kmsfirst: timing: first frame set %.0f ms after the process started\n",
+        const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+        fprintf(stderr, "%s: timing: first frame set %.0f ms after the process started\n", name,
                 t * 1000.0);
         sleep(1);
         return 0;

@@ -31,6 +31,9 @@ import traceback
 import zlib
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import phases  # noqa: E402  (the phase table; tests/vm/phases-test.py checks it)
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 CACHE = HERE / "cache"
@@ -63,6 +66,9 @@ def disk_args(path):
                 "-device", "virtio-blk-pci,drive=swap0,iothread=io0"]
     return ["-drive", f"file={path},format=raw,if=virtio,cache=unsafe"]
 BASE_APPEND = "console=ttyS0 no_console_suspend panic=-1"
+# Boot 1 of kernel-baseline and dormouse-roundtrip measures the disk and the
+# copy speed first (init.sh's measure_speed), for the phase table's limits.
+SPEED_APPEND = "vmspeed=128"
 
 # Exit codes of the dormouse CLI contract.
 RC_RESTORED, RC_NO_IMAGE, RC_USAGE, RC_REFUSED, RC_ABORTED = 0, 1, 2, 3, 5
@@ -303,6 +309,35 @@ def build_kmsfirst(work):
     return out
 
 
+def needed_libraries(binary):
+    """Full paths of the libraries binary names in DT_NEEDED (not their own)."""
+    r = run(["readelf", "-d", str(binary)], check=False)
+    names = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", r.stdout)
+    paths = {os.path.basename(p): p for p in shared_libraries(binary)}
+    return [paths[n] for n in names if n in paths]
+
+
+def add_first_frame_tools(c, work, dormouse):
+    """kmsfirst-dyn (kmsfirst through the dynamic loader) and the loadprobes:
+    static, libc+libdrm, and dormouse's own DT_NEEDED list (when there is a
+    dormouse), for the first-frame scenario's loader figures."""
+    src = HERE / "kmsfirst.c"
+    out = work / "kmsfirst-dyn"
+    run(["gcc", "-O2", "-Wall", "-Wextra", "-I/usr/include/libdrm", "-o", str(out), str(src),
+         "-ldrm"])
+    add_binary(c, "bin/kmsfirst-dyn", out)
+    probe = HERE / "loadprobe.c"
+    variants = {"static": ["-static"], "drm": ["-Wl,--no-as-needed", "-ldrm"]}
+    libs = needed_libraries(dormouse) if dormouse else []
+    if libs:
+        variants["dormouse"] = ["-Wl,--no-as-needed", *libs]
+    for name, flags in variants.items():
+        out = work / f"loadprobe-{name}"
+        # the flags last: the libraries after the object that (does not) need them
+        run(["gcc", "-O2", "-Wall", "-Wextra", "-o", str(out), str(probe), *flags])
+        add_binary(c, f"bin/loadprobe-{name}", out)
+
+
 PLYMOUTH_THEME = "spinfinity"  # two-step, with a gradient that is not black
 PLYMOUTH_LIB = Path("/usr/lib/x86_64-linux-gnu/plymouth")
 
@@ -356,6 +391,7 @@ def build_initramfs(work, kernel, dormouse, workload):
     c.copy("init", HERE / "init.sh", 0o755)
     c.copy("bin/workload", workload, 0o755)
     c.copy("bin/kmsfirst", build_kmsfirst(work), 0o755)
+    add_first_frame_tools(c, work, dormouse)
     order = []
     for rel in kernel.modules:
         name = os.path.basename(rel)
@@ -851,7 +887,7 @@ def first_tick(vm):
 
 def scenario_kernel_baseline(h):
     disk = h.new_disk("kb")
-    with VM(h, "kb-1", "kb-hibernate", disk) as vm:
+    with VM(h, "kb-1", "kb-hibernate", disk, SPEED_APPEND) as vm:
         checksum, token = boot1_workload(vm)
         # The text console must not pass for a splash: this keeps the frame
         # checks of the dormouse scenarios honest.
@@ -980,7 +1016,7 @@ def image_kib(h, disk):
 def scenario_dormouse_roundtrip(h):
     h.need_dormouse()
     disk = h.new_disk("rt")
-    res = dormouse_boot1(h, "rt-1", disk)
+    res = dormouse_boot1(h, "rt-1", disk, SPEED_APPEND)
     require_powered_off(res)
     kib, stored = image_kib(h, disk)
     vm, t_alive, _ = dormouse_resume_boot(h, "rt-2", disk, res)
@@ -1459,29 +1495,57 @@ def median(xs):
     return xs[len(xs) // 2]
 
 
+# DORMOUSE_DEBUG_TIMING's marks on the way to the first complete frame, in order.
+FIRST_FRAME_MARKS = [("main", r"main"), ("theme read", r"theme read"),
+                     ("console ready", r"console ready"), ("backdrop", r"first frame \w+"),
+                     ("images decoded", r"theme images decoded"),
+                     ("painter ready", r"painter ready \(fonts open\)"),
+                     ("complete", r"first complete frame \w+")]
+
+
+def first_frame_figures(vm):
+    """Per-run lists of ms: kmsfirst, kmsfirst-dyn, each dormouse mark, each loadprobe."""
+    def runs(pattern):
+        return [int(m.group(1)) for _, _, m in vm.find_all(pattern)]
+    fig = {"kmsfirst": runs(r"^kmsfirst: timing: first frame \w+ (\d+) ms"),
+           "kmsfirst-dyn": runs(r"^kmsfirst-dyn: timing: first frame \w+ (\d+) ms")}
+    for name, rx in FIRST_FRAME_MARKS:
+        fig[name] = runs(rf"dormouse: timing: {rx} (\d+) ms")
+    for p in ("static", "drm", "dormouse"):
+        fig[f"loadprobe {p}"] = runs(rf"loadprobe: {p} main (\d+) ms")
+    return fig
+
+
 def scenario_first_frame(h):
     """Time from process start to the first frame on the bochs screen: dormouse's
     KMS splash (theme, fonts, cairo; the simulated kernel, so nothing hibernates)
-    against kmsfirst, a bare one-frame program. A figure, not a pass/fail on time."""
+    against kmsfirst, a bare one-frame program (static), five runs each. Also
+    kmsfirst-dyn (the same, dynamically linked), dormouse's marks on the way
+    and how long a process takes to reach main with no libraries, with libc and
+    libdrm, and with dormouse's. Figures, never a failure on time."""
     h.need_dormouse()
     disk = h.new_disk("ff")
     with VM(h, "ff", "first-frame", disk) as vm:
-        expect(vm, r"VMTEST: FIRSTFRAME done", "the first-frame runs", 120)
+        expect(vm, r"VMTEST: FIRSTFRAME done", "the first-frame runs", BOOT_TIMEOUT)
         expect_exit(vm, "power-off")
-        base = [int(m.group(1)) for _, _, m in
-                vm.find_all(r"kmsfirst: timing: first frame \w+ (\d+) ms")]
-        ours = [int(m.group(1)) for _, _, m in
-                vm.find_all(r"dormouse: timing: first frame \w+ (\d+) ms")]
-        full = [int(m.group(1)) for _, _, m in
-                vm.find_all(r"dormouse: timing: first complete frame \w+ (\d+) ms")]
+        runs = first_frame_figures(vm)
+    base, ours, full = runs["kmsfirst"], runs["backdrop"], runs["complete"]
     if len(base) < 3 or len(ours) < 3 or len(full) < 3:
         raise Failure(f"first-frame: timings missing (kmsfirst {base}, dormouse {ours}, "
                       f"complete {full}); serial log {vm.logpath}")
-    b, o, c = median(base), median(ours), median(full)
-    h.figures["first-frame"] = {"kmsfirst_ms": b, "dormouse_ms": o, "complete_ms": c}
+    med = {k: (median(v) if v else None) for k, v in runs.items()}
+    b, o, c = med["kmsfirst"], med["backdrop"], med["complete"]
+    h.figures["first-frame"] = {"kmsfirst_ms": b, "dormouse_ms": o, "complete_ms": c,
+                                "kmsfirst_dyn_ms": med["kmsfirst-dyn"],
+                                "medians_ms": med, "runs_ms": runs}
+    dash = lambda v: "–" if v is None else str(v)
+    marks = ", ".join(f"{n} {dash(med[n])}" for n, _ in FIRST_FRAME_MARKS)
+    loader = ", ".join(f"{p} {dash(med['loadprobe ' + p])}" for p in ("static", "drm", "dormouse"))
     return (f"first frame (the theme's background) after {o} ms (dormouse, runs {ours}), "
             f"complete frame after {c} ms (runs {full}) vs {b} ms (bare KMS program, "
-            f"runs {base}): {o / max(b, 1):.1f}x and {c / max(b, 1):.1f}x")
+            f"runs {base}): {o / max(b, 1):.1f}x and {c / max(b, 1):.1f}x (targets 2x, 3x); "
+            f"kmsfirst-dyn {dash(med['kmsfirst-dyn'])} ms; dormouse's medians (ms): {marks}; "
+            f"main reached by a static program / libc+libdrm / dormouse's libraries: {loader} ms")
 
 
 OVMF = Path("/usr/share/ovmf/OVMF.fd")
@@ -1736,6 +1800,36 @@ SCENARIOS = [
 NOT_IN_DEFAULT = set()
 
 
+def report_phases(h):
+    """The per-phase table of both paths (tests/vm/phases.py) from the serial
+    logs of kernel-baseline and dormouse-roundtrip, when either ran; it goes
+    into h.figures["phases"] too. Then h.figures as JSON in OUT/figures.json."""
+    def lines(name):
+        p = h.work / f"serial-{name}.log"
+        try:
+            return phases.parse_log(p.read_text(errors="replace")) if p.exists() else None
+        except OSError:
+            return None
+    logs = {n: lines(n) for n in ("kb-1", "kb-2", "rt-1", "rt-2")}
+    if logs["kb-1"] is not None or logs["rt-1"] is not None:
+        try:
+            t = phases.table(logs["kb-1"], logs["kb-2"], logs["rt-1"], logs["rt-2"], h.figures)
+            h.figures["phases"] = t
+            log("phases (the kernel's PM lines, dormouse's DORMOUSE_DEBUG_TIMING; limit: the "
+                "phase at the speeds measured in this guest; – : no line for it)")
+            for line in phases.format_table(t):
+                log(line)
+        except Exception as e:  # a table must never fail the run
+            log(f"phase table: {type(e).__name__}: {e}")
+    if h.figures:
+        try:
+            OUT.mkdir(exist_ok=True)
+            (OUT / "figures.json").write_text(json.dumps(h.figures, indent=1, default=str) + "\n")
+            log(f"figures: {OUT / 'figures.json'}")
+        except OSError as e:
+            log(f"figures: {OUT / 'figures.json'}: {e}")
+
+
 def find_dormouse(arg):
     if arg:
         return Path(arg)
@@ -1851,12 +1945,14 @@ def main():
             log(f"{'':20} {'hibernate':>10} {'resume':>8} {'image':>12} {'stored':>12}")
             for name, f in h.figures.items():
                 if "hibernate_s" not in f:
-                    log(f"{name:20} " + ", ".join(f"{k} {v}" for k, v in f.items()))
+                    log(f"{name:20} " + ", ".join(f"{k} {v}" for k, v in f.items()
+                                                  if not isinstance(v, dict)))
                     continue
                 img = f"{f['image_kib']} KiB" if f.get("image_kib") else "?"
                 st = f"{f['stored_kib']} KiB" if f.get("stored_kib") else "?"
                 log(f"{name:20} {f['hibernate_s']:9.2f}s {f['resume_s']:7.2f}s {img:>12} {st:>12}")
             log(f"host load average {os.getloadavg()[0]:.1f} (other jobs on the machine skew these)")
+        report_phases(h)
         if args.demo and (OUT / "splash-on-screen").exists():
             print(f"screenshots: {OUT / 'splash-on-screen'}", flush=True)
         log(f"total {time.monotonic() - t_all:.1f} s")

@@ -13,6 +13,7 @@
 #include "splash/theme/theme-private.h"
 #include "util/cleanup.h"
 #include "util/i18n.h"
+#include "util/timing.h"
 
 #if !ENABLE_NLS
 #define ngettext(one, many, n) ((n) == 1 ? (one) : (many))
@@ -656,6 +657,7 @@ int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double
         r = prepare_images(p);
         if (r < 0)
                 goto fail;
+        dmo_timing_mark("painter ready (fonts open)");
         *out = p;
         return 0;
 fail:
