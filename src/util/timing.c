@@ -12,9 +12,8 @@ bool dmo_timing_enabled(void)
         return getenv("DORMOUSE_DEBUG_TIMING") != NULL;
 }
 
-/* The process's start in CLOCK_BOOTTIME seconds: /proc/self/stat field 22,
- * in clock ticks since boot. */
-static int process_start_s(double *out)
+/* /proc/self/stat field 22, in clock ticks since boot. */
+int dmo_timing_process_start_s(double *out)
 {
         char buf[1024];
         FILE *f = fopen("/proc/self/stat", "re");
@@ -39,7 +38,7 @@ double dmo_timing_since_start_ms(void)
 {
         double start;
         struct timespec now;
-        if (process_start_s(&start) < 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+        if (dmo_timing_process_start_s(&start) < 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
                 return -1.0;
         return ((double)now.tv_sec + (double)now.tv_nsec / 1e9 - start) * 1000.0;
 }

@@ -16,6 +16,11 @@
 /* DORMOUSE_DEBUG_TIMING is set. */
 bool dmo_timing_enabled(void);
 
+/* The process's start in CLOCK_BOOTTIME seconds (10 ms steps), for a
+ * caller that reads it once and times many events against it; 0 or a
+ * negative errno. */
+int dmo_timing_process_start_s(double *out);
+
 /* Milliseconds from the process's start (the kernel's start time, in clock
  * ticks: 10 ms steps) to now; negative when it cannot be read. */
 double dmo_timing_since_start_ms(void);

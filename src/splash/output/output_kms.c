@@ -28,6 +28,7 @@
 #include "splash/theme/theme.h"
 #include "util/cleanup.h"
 #include "util/i18n.h"
+#include "util/timing.h"
 
 enum {
         MAX_HEADS = 4,
@@ -97,29 +98,6 @@ struct kms_args {
         size_t device_len;
         int timeout_ms;
 };
-
-/* The process's start time in CLOCK_BOOTTIME seconds: /proc/self/stat
- * field 22, in clock ticks since boot. */
-static int process_start_s(double *out)
-{
-        char buf[1024];
-        FILE *f = fopen("/proc/self/stat", "re");
-        if (!f)
-                return -errno;
-        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
-        unsigned long long ticks = 0;
-        if (!p || sscanf(p + 2,
-                         "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-                         "%*d %*d %*d %*d %llu",
-                         &ticks) != 1)
-                return -EINVAL;
-        long hz = sysconf(_SC_CLK_TCK);
-        *out = (double)ticks / (double)(hz > 0 ? hz : 100);
-        return 0;
-}
 
 /* DORMOUSE_DEBUG_TIMING: when the first frame (the theme's background) and
  * the first complete frame went to the screen. */
@@ -541,7 +519,7 @@ static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out
         k->base.ops = &dmo_output_kms;
         if (getenv("DORMOUSE_DEBUG_TIMING"))
                 k->report_first_frame = k->report_complete_frame =
-                    process_start_s(&k->started_s) == 0;
+                    dmo_timing_process_start_s(&k->started_s) == 0;
         k->fd = find_card(&args);
         if (k->fd < 0) {
                 err = k->fd;
