@@ -205,9 +205,9 @@ struct dmo_image_reader {
          * prefetched memory goes back as the restore consumes it. Counters
          * and buffer ownership under rb_lock. */
         struct read_buffer *rb;
-        uint32_t n_rb;                /* READ_BUFFERS + PREFETCH_SLOTS_MAX, or READ_BUFFERS */
-        uint32_t prefetch_slots;      /* extra requests allowed while not keyed */
-        uint32_t allocated;           /* buffers in existence, spares included */
+        uint32_t n_rb;           /* READ_BUFFERS, plus the prefetch slots of an encrypted image */
+        uint32_t prefetch_slots; /* extra requests allowed while not keyed */
+        uint32_t allocated;      /* buffers in existence, spares included */
         uint8_t *spare[READ_BUFFERS]; /* released buffers kept for the next requests */
         uint32_t n_spare;
         uint64_t filled, consumed;
@@ -303,8 +303,13 @@ int dmo_image_reader_new(const struct dmo_image_info *info, struct dmo_blockdev 
         err = -ENOMEM;
         r->buf_cap = READ_AHEAD_BYTES < r->ps ? r->ps : READ_AHEAD_BYTES / r->ps * r->ps;
         /* Only an encrypted image waits for a person: only it gets the
-         * slots for a prefetch (their descriptors; no data until used). */
-        r->n_rb = READ_BUFFERS + (r->encrypted ? PREFETCH_SLOTS_MAX : 0);
+         * slots for a prefetch (their descriptors; no data until used), as
+         * many as the stream has requests, at most PREFETCH_SLOTS_MAX. */
+        uint64_t requests = 0;
+        for (uint64_t i = 0; r->encrypted && i < r->n_ext; i++)
+                requests += (r->ext[i].pages * r->ps + r->buf_cap - 1) / r->buf_cap;
+        r->n_rb = READ_BUFFERS +
+                  (uint32_t)(requests < PREFETCH_SLOTS_MAX ? requests : PREFETCH_SLOTS_MAX);
         r->rb = calloc(r->n_rb, sizeof(*r->rb));
         if (!r->rb)
                 goto fail;
@@ -353,7 +358,8 @@ void dmo_image_reader_prefetch(struct dmo_image_reader *r, uint64_t bytes)
                 return;
         uint64_t slots = bytes / r->buf_cap;
         pthread_mutex_lock(&r->rb_lock);
-        r->prefetch_slots = (uint32_t)(slots < PREFETCH_SLOTS_MAX ? slots : PREFETCH_SLOTS_MAX);
+        const uint32_t most = r->n_rb - READ_BUFFERS;
+        r->prefetch_slots = (uint32_t)(slots < most ? slots : most);
         pthread_cond_broadcast(&r->rb_cond);
         pthread_mutex_unlock(&r->rb_lock);
 }
