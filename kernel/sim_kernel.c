@@ -1,4 +1,5 @@
 #include "kernel/sim_kernel.h"
+#include "kernel/snapshot_dev.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -461,6 +462,14 @@ static int sim_memory_bytes(struct dmo_snapshot *s, uint64_t *bytes)
         return 0;
 }
 
+/* The simulated machine's buffers are this process's, on the host: the
+ * host's free memory is what they can take. */
+static int sim_free_memory_bytes(struct dmo_snapshot *s, uint64_t *bytes)
+{
+        (void)s;
+        return dmo_snapshot_free_memory(bytes);
+}
+
 static int sim_identity(struct dmo_snapshot *s, struct dmo_kernel_identity *id)
 {
         *id = to_sim(s)->id;
@@ -499,6 +508,7 @@ static const struct dmo_snapshot_ops sim_ops = {
     .shutdown = sim_shutdown,
     .open_target = sim_open_target,
     .memory_bytes = sim_memory_bytes,
+    .free_memory_bytes = sim_free_memory_bytes,
     .check_boot_stage = sim_check_boot_stage,
     .identity = sim_identity,
     .checkpoint = sim_checkpoint,

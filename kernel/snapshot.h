@@ -153,6 +153,9 @@ struct dmo_snapshot_ops {
         /* The most bytes an image can have, known before the snapshot: the
          * machine's memory. */
         int (*memory_bytes)(struct dmo_snapshot *s, uint64_t *bytes);
+        /* Memory free now, for buffers of this process's own (the resume's
+         * read-ahead while a passphrase is asked for). */
+        int (*free_memory_bytes)(struct dmo_snapshot *s, uint64_t *bytes);
         int (*identity)(struct dmo_snapshot *s, struct dmo_kernel_identity *id);
         void (*checkpoint)(struct dmo_snapshot *s, enum dmo_checkpoint cp);
         void (*free)(struct dmo_snapshot *s);

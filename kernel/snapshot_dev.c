@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -296,6 +297,21 @@ static int dev_memory_bytes(struct dmo_snapshot *s, uint64_t *bytes)
         return 0;
 }
 
+int dmo_snapshot_free_memory(uint64_t *bytes)
+{
+        struct sysinfo si;
+        if (sysinfo(&si) < 0)
+                return -errno;
+        *bytes = (uint64_t)si.freeram * si.mem_unit;
+        return 0;
+}
+
+static int dev_free_memory_bytes(struct dmo_snapshot *s, uint64_t *bytes)
+{
+        (void)s;
+        return dmo_snapshot_free_memory(bytes);
+}
+
 static void copy_field(char dst[65], const char *src)
 {
         size_t n = strnlen(src, 64);
@@ -347,6 +363,7 @@ static const struct dmo_snapshot_ops dev_ops = {
     .shutdown = dev_shutdown,
     .open_target = dev_open_target,
     .memory_bytes = dev_memory_bytes,
+    .free_memory_bytes = dev_free_memory_bytes,
     .check_boot_stage = dev_check_boot_stage,
     .identity = dev_identity,
     .checkpoint = dev_checkpoint,

@@ -50,4 +50,9 @@ enum dmo_hibernation_block {
 };
 int dmo_hibernation_disabled_reason(const char *sysfs_root, char *detail, size_t len);
 
+/* The memory free on this machine now (sysinfo's freeram): the real
+ * kernel's free_memory_bytes op, and the simulated one's, whose buffers
+ * are this process's on the host. 0 or a negative errno. */
+int dmo_snapshot_free_memory(uint64_t *bytes);
+
 #endif

@@ -106,6 +106,7 @@ WRAP(free_image, (struct dmo_snapshot * s), (r->inner))
 WRAP(platform_support, (struct dmo_snapshot * s, bool on), (r->inner, on))
 WRAP(identity, (struct dmo_snapshot * s, struct dmo_kernel_identity *id), (r->inner, id))
 WRAP(memory_bytes, (struct dmo_snapshot * s, uint64_t *b), (r->inner, b))
+WRAP(free_memory_bytes, (struct dmo_snapshot * s, uint64_t *b), (r->inner, b))
 WRAP(check_boot_stage,
      (struct dmo_snapshot * s, const struct dmo_swap_target *t, enum dmo_live_reason *why),
      (r->inner, t, why))
@@ -195,6 +196,7 @@ static const struct dmo_snapshot_ops rec_ops = {
     .shutdown = rec_shutdown,
     .open_target = rec_open_target,
     .memory_bytes = rec_memory_bytes,
+    .free_memory_bytes = rec_free_memory_bytes,
     .check_boot_stage = rec_check_boot_stage,
     .identity = rec_identity,
     .checkpoint = rec_checkpoint,

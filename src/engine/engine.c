@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -623,13 +622,12 @@ static int unlock(struct resumption *rs);
 /* While the passphrase is asked for, the image's stream is read into free
  * memory, less what the kernel needs to take the image's pages (all of
  * them, uncompressed) and a margin for everything else in this early boot. */
-static uint64_t prefetch_budget(const struct dmo_image_header *h)
+static uint64_t prefetch_budget(struct dmo_snapshot *snap, const struct dmo_image_header *h)
 {
         const uint64_t margin = 64ull << 20;
-        struct sysinfo si;
-        if (sysinfo(&si) < 0)
+        uint64_t free_bytes;
+        if (snap->ops->free_memory_bytes(snap, &free_bytes) < 0)
                 return 0;
-        uint64_t free_bytes = (uint64_t)si.freeram * si.mem_unit;
         uint64_t needed = h->image_pages * (uint64_t)h->page_size + margin;
         if (free_bytes <= needed)
                 return 0;
@@ -698,7 +696,7 @@ static int check_image(struct resumption *rs)
         if (r < 0)
                 return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_READ_IMAGE, r);
         if (rs->info.header.flags & DMO_IMAGE_F_ENCRYPTED) {
-                dmo_image_reader_prefetch(rs->reader, prefetch_budget(&rs->info.header));
+                dmo_image_reader_prefetch(rs->reader, prefetch_budget(snap, &rs->info.header));
                 r = unlock(rs);
                 if (r < 0)
                         return r;
