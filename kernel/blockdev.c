@@ -18,7 +18,8 @@ struct dmo_blockdev {
         dev_t rdev;
         const struct dmo_fault_plan *faults;
         uint64_t reads, writes, syncs; /* calls so far, for eio-*@N */
-        bool direct;                   /* O_DIRECT is on */
+        bool direct;                   /* the device does direct I/O... */
+        bool direct_on_fd;             /* ...and O_DIRECT is set on fd right now */
         char path[];
 };
 
@@ -48,9 +49,9 @@ int dmo_blockdev_open(const char *path, bool writable, const struct dmo_fault_pl
         }
         /* A block device is written around the page cache: after the
          * snapshot the kernel is short of memory and cannot write back, and
-         * on resume cached pages would only compete with the image. Every
-         * transfer dormouse makes is page aligned; should a device refuse
-         * one, the first refusal turns direct I/O off (see retry_buffered). */
+         * on resume cached pages would only compete with the image. The
+         * image's transfers are page aligned; a misaligned one goes through
+         * the page cache (see retry_buffered). */
         if (S_ISBLK(st.st_mode)) {
                 int fl = fcntl(fd, F_GETFL);
                 if (fl >= 0 && fcntl(fd, F_SETFL, fl | O_DIRECT) == 0)
@@ -67,21 +68,58 @@ int dmo_blockdev_open(const char *path, bool writable, const struct dmo_fault_pl
         d->rdev = rdev;
         d->faults = faults;
         d->direct = direct;
+        d->direct_on_fd = direct;
         *out = d;
         return 0;
 }
 
-/* O_DIRECT refuses misaligned transfers with EINVAL: go through the page
- * cache from then on rather than fail the hibernation. */
-static bool retry_buffered(struct dmo_blockdev *d, int err)
+/* Direct I/O wants buffer address, length and offset aligned to the
+ * device's logical block size; a page is a multiple of every such size. */
+#define DIRECT_ALIGN 4096u
+
+static bool aligned_for_direct(const void *buf, size_t len, uint64_t off)
+{
+        return (uintptr_t)buf % DIRECT_ALIGN == 0 && len % DIRECT_ALIGN == 0 &&
+               off % DIRECT_ALIGN == 0;
+}
+
+static int set_direct_flag(int fd, bool on)
+{
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0)
+                return -errno;
+        if (fcntl(fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) < 0)
+                return -errno;
+        return 0;
+}
+
+/* O_DIRECT refuses misaligned transfers with EINVAL. A misaligned one (a
+ * header read into whatever buffer its caller had) goes through the page
+ * cache alone, and direct I/O comes back for the next: the image's own
+ * transfers are aligned and must stay direct. Only when an aligned transfer
+ * is refused does the device not do direct I/O at all, and it is turned off
+ * for good rather than fail the hibernation. Returns whether to retry; *once
+ * says O_DIRECT is off for this transfer only (see restore_direct). */
+static bool retry_buffered(struct dmo_blockdev *d, int err, const void *buf, size_t len,
+                           uint64_t off, bool *once)
 {
         if (err != EINVAL || !d->direct)
                 return false;
-        int fl = fcntl(d->fd, F_GETFL);
-        if (fl < 0 || fcntl(d->fd, F_SETFL, fl & ~O_DIRECT) < 0)
+        if (set_direct_flag(d->fd, false) < 0)
                 return false;
-        d->direct = false;
+        if (aligned_for_direct(buf, len, off))
+                d->direct = false;
+        else
+                *once = true;
+        d->direct_on_fd = false;
         return true;
+}
+
+/* After a transfer retried through the page cache: direct I/O again. */
+static void restore_direct(struct dmo_blockdev *d, bool once)
+{
+        if (once && d->direct && set_direct_flag(d->fd, true) == 0)
+                d->direct_on_fd = true;
 }
 
 static int check_range(const struct dmo_blockdev *d, size_t len, uint64_t off)
@@ -101,20 +139,26 @@ int dmo_blockdev_pread(struct dmo_blockdev *d, void *buf, size_t len, uint64_t o
         if (r < 0)
                 return r;
         uint8_t *p = buf;
+        bool once = false;
+        r = 0;
         while (len > 0) {
                 ssize_t got = pread(d->fd, p, len, (off_t)off);
                 if (got < 0) {
-                        if (errno == EINTR || retry_buffered(d, errno))
+                        if (errno == EINTR || retry_buffered(d, errno, p, len, off, &once))
                                 continue;
-                        return -errno;
+                        r = -errno;
+                        break;
                 }
-                if (got == 0)
-                        return -ENXIO; /* the file shrank under us */
+                if (got == 0) {
+                        r = -ENXIO; /* the file shrank under us */
+                        break;
+                }
                 p += got;
                 len -= (size_t)got;
                 off += (uint64_t)got;
         }
-        return 0;
+        restore_direct(d, once);
+        return r;
 }
 
 int dmo_blockdev_pwrite(struct dmo_blockdev *d, const void *buf, size_t len, uint64_t off)
@@ -130,22 +174,41 @@ int dmo_blockdev_pwrite(struct dmo_blockdev *d, const void *buf, size_t len, uin
                 return r;
         bool halve = dmo_fault_short_write(d->faults);
         const uint8_t *p = buf;
+        bool once = false;
         while (len > 0) {
                 size_t chunk = len;
                 if (halve && chunk > 1)
                         chunk /= 2;
                 ssize_t put = pwrite(d->fd, p, chunk, (off_t)off);
                 if (put < 0) {
-                        if (errno == EINTR || retry_buffered(d, errno))
+                        if (errno == EINTR || retry_buffered(d, errno, p, chunk, off, &once))
                                 continue;
-                        return -errno;
+                        r = -errno;
+                        break;
                 }
-                if (put == 0)
-                        return -ENXIO;
+                if (put == 0) {
+                        r = -ENXIO;
+                        break;
+                }
                 p += put;
                 len -= (size_t)put;
                 off += (uint64_t)put;
         }
+        restore_direct(d, once);
+        return r;
+}
+
+bool dmo_blockdev_direct(const struct dmo_blockdev *d)
+{
+        return d->direct;
+}
+
+int dmo_blockdev_set_direct(struct dmo_blockdev *d, bool on)
+{
+        int r = set_direct_flag(d->fd, on);
+        if (r < 0)
+                return r;
+        d->direct = d->direct_on_fd = on;
         return 0;
 }
 

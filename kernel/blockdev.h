@@ -42,6 +42,16 @@ uint64_t dmo_blockdev_size(const struct dmo_blockdev *d);
 const char *dmo_blockdev_path(const struct dmo_blockdev *d);
 /* st_rdev of a block device; 0 for a regular file. */
 dev_t dmo_blockdev_rdev(const struct dmo_blockdev *d);
+/* Whether transfers bypass the page cache (O_DIRECT). A block device is
+ * opened so: after the snapshot the kernel is short of memory and cannot
+ * write back, and on resume cached pages would only compete with the image.
+ * A misaligned transfer (buffer, length or offset not a multiple of 4096)
+ * that the device refuses goes through the page cache, that one alone; a
+ * device that refuses an aligned one does no direct I/O from then on. */
+bool dmo_blockdev_direct(const struct dmo_blockdev *d);
+/* Turns direct I/O on or off (a regular file on a file system that does
+ * it, for tests); the file system's error (-EINVAL) when it refuses. */
+int dmo_blockdev_set_direct(struct dmo_blockdev *d, bool on);
 /* dmo_blockdev_pwrite calls so far (what eio-write@N and readonly@N count). */
 uint64_t dmo_blockdev_writes(const struct dmo_blockdev *d);
 void dmo_blockdev_free(struct dmo_blockdev *d);

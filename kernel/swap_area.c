@@ -163,7 +163,9 @@ int dmo_swap_header_read_at(struct dmo_blockdev *d, uint64_t byte_offset, struct
         size_t len = DMO_SWAP_PAGE_MAX;
         if (size - byte_offset < len)
                 len = (size_t)(size - byte_offset);
-        _cleanup_free_ uint8_t *buf = malloc(len);
+        /* Page aligned, as direct I/O wants it (a misaligned buffer would
+         * cost this read a detour through the page cache). */
+        _cleanup_free_ uint8_t *buf = aligned_alloc(DMO_SWAP_PAGE_MIN, DMO_SWAP_PAGE_MAX);
         if (!buf)
                 return -ENOMEM;
         int r = dmo_blockdev_pread(d, buf, len, byte_offset);

@@ -98,15 +98,19 @@ void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *s)
                     "dormouse: timing: data phase %.3f s: reading the kernel %.3f s (%llu calls), "
                     "storing "
                     "%.3f s (%llu slot allocations %.3f s, %llu writes %.3f s, waiting for "
-                    "the codec %.3f s)\n",
+                    "the codec %.3f s); process CPU user %.3f s, system %.3f s; %s\n",
                     s->data_s, p->kernel_io_s, (unsigned long long)p->kernel_calls, p->image_s,
                     (unsigned long long)p->allocs, p->alloc_s, (unsigned long long)p->writes,
-                    p->write_s, p->codec_wait_s);
+                    p->write_s, p->codec_wait_s, p->cpu_user_s, p->cpu_sys_s,
+                    p->direct_io ? "direct I/O" : "through the page cache");
         else
                 fprintf(stderr,
                         "dormouse: timing: load phase: reading and decoding the image %.3f s, "
-                        "handing pages to the kernel %.3f s (%llu calls)\n",
-                        p->image_s, p->kernel_io_s, (unsigned long long)p->kernel_calls);
+                        "handing pages to the kernel %.3f s (%llu calls); process CPU user "
+                        "%.3f s, system %.3f s; %s\n",
+                        p->image_s, p->kernel_io_s, (unsigned long long)p->kernel_calls,
+                        p->cpu_user_s, p->cpu_sys_s,
+                        p->direct_io ? "direct I/O" : "through the page cache");
 }
 
 void dmo_cli_print_stats(const struct dmo_engine_stats *s)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,6 +96,17 @@ static double now_s(void)
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
         return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Adds (sign 1) or takes away (sign -1) the process's CPU time so far:
+ * called with -1 when a phase starts and 1 when it ends. */
+static void account_cpu(struct dmo_engine_profile *prof, double sign)
+{
+        struct rusage ru;
+        if (!prof || getrusage(RUSAGE_SELF, &ru) < 0)
+                return;
+        prof->cpu_user_s += sign * ((double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6);
+        prof->cpu_sys_s += sign * ((double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
 }
 
 static int alloc_swap_slot(void *ctx, uint64_t *byte_offset);
@@ -357,6 +369,7 @@ static int write_data(struct hibernation *h)
                 return fail(h->res, DMO_STEP_READ_KERNEL, r);
         uint64_t total = image_bytes / page_size;
         h->res->image_bytes = image_bytes;
+        account_cpu(h->prof, -1);
         dmo_progress_set_total(cfg->progress, total);
         dmo_progress_set_phase(cfg->progress, DMO_PHASE_WRITE);
         pacer_init(&pacer, cfg->step_delay_ms, total);
@@ -425,6 +438,9 @@ static int seal(struct hibernation *h, struct timer *t)
         h->res->stats.stored_bytes = ir.stored_bytes;
         h->res->stats.zero_pages = ir.zero_pages;
         h->res->stats.data_s = timer_lap(t);
+        account_cpu(h->prof, 1);
+        if (h->prof)
+                h->prof->direct_io = dmo_blockdev_direct(h->dev);
         dmo_snapshot_checkpoint(h->snap, DMO_CP_HEADER_WRITTEN);
         if (h->prof) {
                 h->prof->writes = ir.writes;
@@ -744,6 +760,7 @@ static int load_image(struct resumption *rs)
         dmo_progress_set_phase(cfg->progress, DMO_PHASE_READ);
         pacer_init(&pacer, cfg->step_delay_ms, rs->info.header.image_pages);
         struct dmo_engine_profile *prof = cfg->profile ? &rs->res->stats.profile : NULL;
+        account_cpu(prof, -1);
         for (;;) {
                 const void *pages;
                 size_t n;
@@ -770,6 +787,9 @@ static int load_image(struct resumption *rs)
         }
         if (done != rs->info.header.image_pages)
                 return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, -EBADMSG);
+        account_cpu(prof, 1);
+        if (prof)
+                prof->direct_io = dmo_blockdev_direct(rs->dev);
         rs->res->stats.image_pages = done;
         rs->res->stats.stored_bytes = rs->info.header.stored_bytes;
         if (cfg->hooks.stats_ready)

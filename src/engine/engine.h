@@ -167,6 +167,11 @@ struct dmo_engine_profile {
         uint64_t writes;       /* hibernate: write requests to the device... */
         double write_s;        /* ...and the time they took (on the I/O thread) */
         double codec_wait_s;   /* hibernate: waiting for the codec with every slot busy */
+        /* CPU time of the whole process (every thread, the splash's too) in
+         * the data or load phase: against the phase's wall time it says
+         * whether the CPUs or the waits (disk, kernel) set the pace. */
+        double cpu_user_s, cpu_sys_s;
+        bool direct_io; /* the image's transfers bypassed the page cache */
 };
 
 struct dmo_engine_stats {
