@@ -268,6 +268,25 @@ handover)
 	while read -r l; do say "HANDOVER said: $l"; done </tmp/handover.err
 	wait
 	;;
+io-levers)
+	# What writing the image costs the CPU: O_DIRECT writes of 192 MiB in
+	# requests of several sizes, one or more in flight, with and without
+	# busy threads standing in for the codec (one per CPU).
+	cpus=$(nproc)
+	for req in 256 1024 4096; do
+		for writers in 1 2 4; do
+			for burners in 0 "$cpus"; do
+				iobench /dev/vda 192 "$req" "$writers" "$burners" "r${req}w${writers}b${burners}" |
+					while read -r l; do say "$l"; done
+			done
+		done
+	done
+	# The engine's own writes, outside a hibernation (the simulated kernel).
+	mkswap /dev/vda >/dev/null
+	DORMOUSE_DEBUG_TIMING=1 dormouse hibernate --kernel sim --sim-size 256M --resume-device /dev/vda \
+		--splash none 2>&1 >/dev/null | grep 'data phase' | while read -r l; do say "IOBENCH sim: $l"; done
+	say "IOLEVERS done"
+	;;
 first-frame)
 	# The screen is the bochs card's; each program shows one frame. dormouse
 	# runs the simulated kernel here: its splash comes up, nothing hibernates.
