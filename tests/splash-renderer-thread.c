@@ -257,6 +257,37 @@ static void test_restart_keeps_the_bar_and_repaints_fully_only_on_request(void)
         rig_free(&g);
 }
 
+/* Around the freeze the thread goes without a final frame (it would cost
+ * the hibernation a frame of CPU time); a stop draws one. One frame a
+ * second, so no periodic frame comes in between on any machine that gets
+ * from one call to the next within the second. */
+static void test_pause_draws_no_final_frame_stop_does(void)
+{
+        struct rig g;
+        REQUIRE(rig_start(&g, 1, false));
+        dmo_progress_set_phase(g.p, DMO_PHASE_WRITE);
+        REQUIRE(WAIT_FOR(frames(g.f) >= 1));
+        uint64_t t0 = now_ms();
+        int before = frames(g.f);
+        REQUIRE(dmo_renderer_pause(g.r) == 0);
+        int after_pause = frames(g.f);
+        uint64_t t1 = now_ms();
+        if (t1 - t0 < 900)
+                CHECK_INT(after_pause, ==, before);
+        else
+                printf("# the pause took %llu ms: a periodic frame may have come\n",
+                       (unsigned long long)(t1 - t0));
+        CHECK_INT(dmo_renderer_pause(g.r), ==, -EINVAL); /* not running */
+        REQUIRE(dmo_renderer_start(g.r) == 0);
+        REQUIRE(WAIT_FOR(frames(g.f) > after_pause)); /* drawing goes on */
+        int running = frames(g.f);
+        t0 = now_ms();
+        REQUIRE(dmo_renderer_stop(g.r) == 0);
+        if (now_ms() - t0 < 900)
+                CHECK_INT(frames(g.f), ==, running + 1);
+        rig_free(&g);
+}
+
 /* Frames drawn in elapsed_ms at most: one per period, the first and the
  * final one. A loaded machine draws fewer, never more. */
 static int most_frames(uint64_t elapsed_ms, unsigned period_ms)
@@ -619,6 +650,7 @@ static void test_lost_screen_is_replaced_and_never_drawn_again(void)
 DMO_TEST_MAIN(T(test_bar_eases_forward_never_back_and_ends_exact),
               T(test_first_frame_and_requested_frame_are_full), T(test_frame_rate_is_bounded),
               T(test_restart_keeps_the_bar_and_repaints_fully_only_on_request),
+              T(test_pause_draws_no_final_frame_stop_does),
               T(test_expensive_frames_come_less_often),
               T(test_failed_phase_and_detail_make_error_scene), T(test_backspace_requests_abort),
               T(test_lone_esc_requests_abort_but_arrow_does_not),

@@ -76,6 +76,7 @@ static void test_none_opens_nothing(void)
         CHECK_INT(g.rep.n, ==, 0);
         /* Every call takes the missing session, as the engine's hooks do. */
         dmo_splash_session_pause(NULL);
+        dmo_splash_session_before_freeze(NULL);
         dmo_splash_session_after_freeze(NULL);
         dmo_splash_session_devices_thawed(NULL);
         dmo_splash_session_before_restore(NULL);
@@ -112,7 +113,7 @@ static void test_png_draws_frames_through_the_hooks(void)
         dmo_progress_set_phase(g.progress, DMO_PHASE_WRITE);
         dmo_progress_set_total(g.progress, 100);
         /* The engine's sequence: stop around the freeze, start again. */
-        dmo_splash_session_pause(s);
+        dmo_splash_session_before_freeze(s);
         dmo_splash_session_after_freeze(s);
         dmo_progress_add_pages(g.progress, 100);
         dmo_splash_session_pause(s);

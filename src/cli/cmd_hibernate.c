@@ -177,7 +177,7 @@ static void set_hooks(struct dmo_hibernate_config *hc, struct dmo_splash_session
 {
         hc->hooks.ctx = splash;
         hc->hooks.devices_thawed = dmo_splash_session_devices_thawed;
-        hc->hooks.before_freeze = dmo_splash_session_pause;
+        hc->hooks.before_freeze = dmo_splash_session_before_freeze;
         hc->hooks.after_freeze = dmo_splash_session_after_freeze;
         hc->hooks.before_snapshot = dmo_splash_session_pause;
         hc->hooks.stats_ready = dmo_cli_print_profile;

@@ -60,6 +60,7 @@ struct dmo_renderer {
         pthread_mutex_t lock;
         pthread_cond_t cond; /* dialog done */
         bool stop;
+        bool pausing; /* with stop: no final frame (dmo_renderer_pause) */
         bool force_full;
         bool reboot_after;
         bool have_kind;
@@ -418,6 +419,11 @@ static void *renderer_main(void *arg)
                 now = dmo_keys_now_ms();
                 poll_once(r, next > now ? (int)(next - now) : 0);
         }
+        pthread_mutex_lock(&r->lock);
+        bool pausing = r->pausing;
+        pthread_mutex_unlock(&r->lock);
+        if (pausing)
+                return NULL; /* a flip in flight completes while it sleeps */
         /* Let a flip in flight complete so the final frame is shown, not kept
          * as damage for a next frame that never comes. */
         for (int i = 0; i < DRAIN_STEPS && poll_once(r, DRAIN_STEP_MS); i++)
@@ -464,12 +470,13 @@ void dmo_renderer_set_detail(struct dmo_renderer *r, enum dmo_scene_kind kind, c
         wake(r);
 }
 
-int dmo_renderer_stop(struct dmo_renderer *r)
+static int stop_thread(struct dmo_renderer *r, bool pausing)
 {
         if (!r->running)
                 return -EINVAL;
         pthread_mutex_lock(&r->lock);
         r->stop = true;
+        r->pausing = pausing;
         if (r->dialog.kind != DMO_DIALOG_NONE && !r->dialog.done) {
                 dialog_finish(&r->dialog, -ECANCELED);
                 pthread_cond_broadcast(&r->cond);
@@ -479,6 +486,16 @@ int dmo_renderer_stop(struct dmo_renderer *r)
         int err = pthread_join(r->thread, NULL);
         r->running = false;
         return -err;
+}
+
+int dmo_renderer_stop(struct dmo_renderer *r)
+{
+        return stop_thread(r, false);
+}
+
+int dmo_renderer_pause(struct dmo_renderer *r)
+{
+        return stop_thread(r, true);
 }
 
 int dmo_renderer_settle(struct dmo_renderer *r)

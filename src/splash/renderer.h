@@ -67,6 +67,12 @@ void dmo_renderer_force_full(struct dmo_renderer *r);
 void dmo_renderer_set_detail(struct dmo_renderer *r, enum dmo_scene_kind kind, const char *text);
 /* Draws the final frame, waits for the outputs' pending flips, joins. */
 int dmo_renderer_stop(struct dmo_renderer *r);
+/* Joins the thread at once, without a final frame: the screen keeps the
+ * frame it shows, and dmo_renderer_start() goes on from there (a flip in
+ * flight completes meanwhile; its event waits on the output's fd). For the
+ * freeze, whose exemption only threads started after it carry: a final
+ * frame there would cost the hibernation a whole frame of CPU time. */
+int dmo_renderer_pause(struct dmo_renderer *r);
 /* With the renderer stopped: every output leaves its last frame in all of its
  * buffers (see dmo_output_ops.settle). -EBUSY while it runs. */
 int dmo_renderer_settle(struct dmo_renderer *r);

@@ -477,6 +477,13 @@ void dmo_splash_session_pause(void *session)
                 dmo_renderer_stop(s->renderer);
 }
 
+void dmo_splash_session_before_freeze(void *session)
+{
+        struct dmo_splash_session *s = session;
+        if (s && s->renderer)
+                dmo_renderer_pause(s->renderer);
+}
+
 void dmo_splash_session_devices_thawed(void *session)
 {
         struct dmo_splash_session *s = session;

@@ -81,11 +81,15 @@ struct dmo_splash_session *dmo_splash_session_launch_join(struct dmo_splash_laun
 
 /* Engine hook adapters (void * so they fit struct dmo_*_hooks directly). */
 
-/* Stops drawing (the renderer's thread ends after a final frame). Before
- * SNAPSHOT_FREEZE the thread must go so the freezing thread can start it
- * again exempt from the freezer (see engine.h); before SNAPSHOT_CREATE_IMAGE
- * nothing may draw while the kernel suspends the devices. */
+/* Stops drawing (the renderer's thread ends after a final frame, which the
+ * screen keeps): before SNAPSHOT_CREATE_IMAGE nothing may draw while the
+ * kernel suspends the devices. */
 void dmo_splash_session_pause(void *session);
+/* Before SNAPSHOT_FREEZE the thread must go so the freezing thread can start
+ * it again exempt from the freezer (see engine.h, and after_freeze below):
+ * it ends at once, without a final frame, since the next one comes right
+ * after the freeze. */
+void dmo_splash_session_before_freeze(void *session);
 /* After the freeze (or the thaw): drawing goes on, on a thread the calling
  * thread creates. */
 void dmo_splash_session_after_freeze(void *session);
