@@ -98,7 +98,7 @@ static double encode(struct image *im, enum dmo_compress algo, unsigned cp, unsi
                         dmo_codec_free(c);
                         return -1;
                 }
-                memcpy(im->store + out, ch->payload, ch->payload_len);
+                memcpy(im->store + out, ch->stored, ch->payload_len);
                 im->meta[ci] = *ch;
                 im->meta[ci].payload = im->store + out;
                 im->meta[ci].pages = NULL;
@@ -140,7 +140,7 @@ static double decode(struct image *im, enum dmo_compress algo, unsigned cp, unsi
                 if (r < 0 || ch->error) {
                         bad = 1;
                 } else {
-                        memcpy(im->dst + page * PS, ch->pages, ch->npages * PS);
+                        memcpy(im->dst + page * PS, ch->restored, ch->npages * PS);
                         page += ch->npages;
                 }
                 dmo_codec_release(c, ch);

@@ -78,14 +78,14 @@ static bool encode_stream(struct dmo_codec *c, unsigned nchunks, unsigned cp, st
                 CHECK_INT(ch->npages, ==, n);
                 chunk_fill(expect, collected, n);
                 if (ch->pages_hash != dmo_hash64(expect, n * PS) ||
-                    ch->payload_hash != dmo_hash64(ch->payload, ch->payload_len)) {
+                    ch->payload_hash != dmo_hash64(ch->stored, ch->payload_len)) {
                         printf("# chunk %u: wrong checksum\n", collected);
                         ok = false;
                 }
                 if (out) {
                         out[collected].meta = *ch;
                         out[collected].payload = malloc(ch->payload_len + 1);
-                        memcpy(out[collected].payload, ch->payload, ch->payload_len);
+                        memcpy(out[collected].payload, ch->stored, ch->payload_len);
                 }
                 dmo_codec_release(c, ch);
                 collected++;
@@ -127,7 +127,7 @@ static bool decode_stream(struct dmo_codec *c, unsigned nchunks, unsigned cp,
                 CHECK_INT(ch->error, ==, 0);
                 uint32_t n = chunk_npages(collected, nchunks, cp);
                 chunk_fill(expect, collected, n);
-                if (ch->npages != n || memcmp(ch->pages, expect, n * PS) != 0) {
+                if (ch->npages != n || memcmp(ch->restored, expect, n * PS) != 0) {
                         printf("# chunk %u: pages differ after decode\n", collected);
                         ok = false;
                 }
@@ -178,6 +178,90 @@ static void test_one_thread_and_inline_mode_work(void)
 static void test_default_threads_and_slots_work(void)
 {
         round_trip_pool(DMO_COMPRESS_LZ4, 0, 0, false);
+}
+
+/* A chunk that does not compress stays where it is when it goes through
+ * the pool, with workers or inline: encoded, its bytes are stored from its
+ * pages (no copy into payload), with the checksum of those bytes; decoded,
+ * its pages are the verified payload (no copy into pages), and the two
+ * checksums must still agree. encode_one (the caller's buffers, no release
+ * to wait for) keeps its bytes in payload. */
+static void test_raw_chunk_stays_in_place_through_the_pool(void)
+{
+        for (unsigned mode = 0; mode < 2; mode++) {
+                struct dmo_codec *c = pool(DMO_CODEC_ENCODE, DMO_COMPRESS_LZ4, 8, 1, 2, mode == 1);
+                REQUIRE(c);
+                struct dmo_chunk *ch;
+                REQUIRE(dmo_codec_acquire(c, &ch) == 0);
+                uint64_t s = 77;
+                ch->npages = 8;
+                for (unsigned j = 0; j < 8; j++)
+                        dmo_td_fill(ch->pages + j * PS, PS, DMO_TD_RANDOM, &s);
+                uint8_t *copy = malloc(8 * PS);
+                REQUIRE(copy);
+                memcpy(copy, ch->pages, 8 * PS);
+                memset(ch->payload, 0xa5, 8 * PS);
+                REQUIRE(dmo_codec_submit(c, ch) == 0);
+                REQUIRE(dmo_codec_collect(c, &ch, true) == 0);
+                CHECK_INT(ch->flags, ==, 0);
+                CHECK_INT(ch->zero_map, ==, 0);
+                CHECK_INT(ch->payload_len, ==, 8 * PS);
+                CHECK(ch->stored == ch->pages);
+                CHECK(ch->payload[0] == 0xa5 && ch->payload[8 * PS - 1] == 0xa5); /* not copied */
+                CHECK(ch->payload_hash == dmo_hash64(copy, 8 * PS));
+                CHECK(ch->pages_hash == ch->payload_hash);
+
+                /* The stored bytes decode back to the pages. */
+                struct dmo_codec *d = pool(DMO_CODEC_DECODE, DMO_COMPRESS_LZ4, 8, 1, 2, false);
+                REQUIRE(d);
+                struct dmo_chunk *dc;
+                REQUIRE(dmo_codec_acquire(d, &dc) == 0);
+                dc->npages = ch->npages;
+                dc->zero_map = ch->zero_map;
+                dc->flags = ch->flags;
+                dc->payload_len = ch->payload_len;
+                dc->payload_hash = ch->payload_hash;
+                dc->pages_hash = ch->pages_hash;
+                memcpy(dc->payload, ch->stored, ch->payload_len);
+                dmo_codec_release(c, ch);
+                REQUIRE(dmo_codec_submit(d, dc) == 0);
+                REQUIRE(dmo_codec_collect(d, &dc, true) == 0);
+                CHECK_INT(dc->error, ==, 0);
+                CHECK(dc->restored == dc->payload); /* no copy into pages */
+                CHECK(memcmp(dc->restored, copy, 8 * PS) == 0);
+                /* A raw chunk whose two checksums disagree is refused: the
+                 * pages' checksum is still checked, on the same bytes. */
+                dc->pages_hash ^= 1;
+                dmo_codec_release(d, dc);
+                REQUIRE(dmo_codec_acquire(d, &dc) == 0);
+                dc->npages = 8;
+                dc->zero_map = 0;
+                dc->flags = 0;
+                dc->payload_len = 8 * PS;
+                dc->payload_hash = dmo_hash64(copy, 8 * PS);
+                dc->pages_hash = dc->payload_hash ^ 1;
+                memcpy(dc->payload, copy, 8 * PS);
+                REQUIRE(dmo_codec_submit(d, dc) == 0);
+                REQUIRE(dmo_codec_collect(d, &dc, true) == 0);
+                CHECK_INT(dc->error, ==, -EBADMSG);
+                dmo_codec_release(d, dc);
+                dmo_codec_free(d);
+
+                /* encode_one: the bytes are in payload. */
+                struct dmo_chunk one = {.npages = 8,
+                                        .pages = malloc(8 * PS),
+                                        .payload = malloc(dmo_codec_payload_capacity(c))};
+                REQUIRE(one.pages && one.payload);
+                memcpy(one.pages, copy, 8 * PS);
+                REQUIRE(dmo_codec_encode_one(c, &one) == 0);
+                CHECK_INT(one.flags, ==, 0);
+                CHECK(one.stored == one.payload);
+                CHECK(memcmp(one.payload, copy, 8 * PS) == 0);
+                free(one.pages);
+                free(one.payload);
+                free(copy);
+                dmo_codec_free(c);
+        }
 }
 
 static void test_acquire_fails_with_eagain_when_every_slot_is_out(void)
@@ -293,6 +377,7 @@ static void test_free_with_chunks_in_flight_does_not_hang_or_leak(void)
 
 DMO_TEST_MAIN(T(test_order_is_kept_with_many_threads_and_out_of_order_completion),
               T(test_one_thread_and_inline_mode_work), T(test_default_threads_and_slots_work),
+              T(test_raw_chunk_stays_in_place_through_the_pool),
               T(test_acquire_fails_with_eagain_when_every_slot_is_out),
               T(test_collect_returns_enodata_when_nothing_is_in_flight),
               T(test_submit_rejects_bad_chunks),

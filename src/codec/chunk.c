@@ -98,8 +98,11 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
                 if (len)
                         flags = DMO_CHUNK_COMPRESSED;
         }
+        ch->stored = ch->payload;
         if (!flags) {
-                if (src != ch->payload)
+                if (src == ch->pages && k->in_place && !k->encrypted)
+                        ch->stored = ch->pages;
+                else if (src != ch->payload)
                         memcpy(ch->payload, src, nz_bytes);
                 len = nz_bytes;
         }
@@ -122,7 +125,7 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
                 return 0;
         }
         ch->payload_len = (uint32_t)len;
-        ch->payload_hash = k->hash(ch->payload, len);
+        ch->payload_hash = k->hash(ch->stored, len);
         /* Stored as it is, without holes: the payload is the pages. */
         ch->pages_hash = !flags && !zero_map ? ch->payload_hash : k->hash(ch->pages, n * ps);
         ch->error = 0;
@@ -166,6 +169,7 @@ static int decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
                         return -EBADMSG;
         }
 
+        ch->restored = ch->pages;
         const uint8_t *src;
         if (ch->flags & DMO_CHUNK_COMPRESSED) {
                 if (nz == 0 || k->ops->algo == DMO_COMPRESS_NONE)
@@ -177,6 +181,14 @@ static int decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
                 if (len != nz_bytes)
                         return -EBADMSG;
                 src = ch->payload;
+                if (k->in_place && !k->encrypted && ch->zero_map == 0) {
+                        /* The verified payload is the pages, byte for byte: its
+                         * checksum is theirs (the encoder stores it twice). */
+                        if (ch->pages_hash != ch->payload_hash)
+                                return -EBADMSG;
+                        ch->restored = ch->payload;
+                        return 0;
+                }
         }
 
         /* Spread the packed non-zero pages to their places, last first, so

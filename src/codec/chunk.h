@@ -27,6 +27,11 @@ struct dmo_chunk_coder {
         dmo_hash_fn hash; /* xxh3-64, the faster implementation on this CPU */
         bool encrypted;
         const struct dmo_crypto_key *key; /* encrypted: seal/open with it */
+        /* A chunk stored as it is stays where it is: encode leaves its
+         * bytes in pages (stored points there) instead of copying them into
+         * payload; decode leaves them in payload (restored points there).
+         * For pooled chunks, whose buffers live until they are released. */
+        bool in_place;
 };
 
 /* 0, or -EINVAL when npages is out of range (or encrypted without a key). */

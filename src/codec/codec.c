@@ -276,6 +276,10 @@ int dmo_codec_new(const struct dmo_codec_params *params, struct dmo_codec **out)
                 r = coder_init(c, &c->workers[i].coder, enc, !enc);
                 if (r < 0)
                         goto fail;
+                /* A pooled chunk lives until it is released: the writer can
+                 * take a raw chunk's bytes from its pages, the reader its
+                 * pages from its payload. */
+                c->workers[i].coder.in_place = true;
         }
         r = start_workers(c);
         if (r < 0)
@@ -379,7 +383,9 @@ int dmo_codec_submit(struct dmo_codec *c, struct dmo_chunk *chunk)
         c->order[chunk->seq % c->nslots] = s;
 
         if (c->nworkers == 0) {
-                run_chunk(c, &c->scratch, chunk);
+                struct dmo_chunk_coder pooled = c->scratch;
+                pooled.in_place = true;
+                run_chunk(c, &pooled, chunk);
                 s->state = SLOT_DONE;
                 return 0;
         }

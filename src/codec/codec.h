@@ -74,7 +74,17 @@ struct dmo_chunk {
         uint64_t pages_hash;   /* xxh3-64 of the npages * page_size raw bytes */
         uint8_t *pages;        /* chunk_pages * page_size bytes, owned by the codec */
         uint8_t *payload;      /* dmo_codec_payload_capacity() bytes, owned by the codec */
-        int error;             /* after decode: 0, or -EBADMSG (checksum, bad compressed data) */
+        /* After encode: the payload_len bytes to store. payload, except for
+         * a chunk the codec's workers store as it is (not compressed, no
+         * zero page, not encrypted): then pages, and payload was not
+         * written, which saves copying every incompressible byte once. */
+        const uint8_t *stored;
+        /* After decode: the npages pages. pages, except for a chunk the
+         * codec's workers find stored as it is (not compressed, no zero
+         * page, not encrypted): then payload, verified, and pages was not
+         * written (one copy and one checksum pass fewer). */
+        const uint8_t *restored;
+        int error; /* after decode: 0, or -EBADMSG (checksum, bad compressed data) */
 };
 
 struct dmo_codec;

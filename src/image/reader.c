@@ -576,7 +576,7 @@ static int next_pages(struct dmo_image_reader *r, const void **pages, size_t *n)
 {
         const struct dmo_image_header *h = &r->info.header;
         if (r->cur && r->cur_idx < r->cur->npages) {
-                *pages = r->cur->pages + (size_t)r->cur_idx * r->ps;
+                *pages = r->cur->restored + (size_t)r->cur_idx * r->ps;
                 *n = r->cur->npages - r->cur_idx;
                 r->delivered_pages += *n;
                 r->cur_idx = r->cur->npages;
@@ -605,7 +605,7 @@ static int next_pages(struct dmo_image_reader *r, const void **pages, size_t *n)
         if (c->error || c->npages == 0)
                 return -EBADMSG;
         r->delivered_chunks++;
-        *pages = c->pages;
+        *pages = c->restored;
         *n = c->npages;
         r->cur_idx = c->npages;
         r->delivered_pages += c->npages;

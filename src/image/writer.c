@@ -394,7 +394,7 @@ static int write_chunk(struct dmo_image_writer *w, struct dmo_chunk *c)
         dmo_chunk_header_encode(hdr, c);
         int r = stream_append(w, hdr, sizeof(hdr));
         if (r == 0)
-                r = stream_append(w, c->payload, c->payload_len);
+                r = stream_append(w, c->stored, c->payload_len);
         if (r < 0)
                 return r;
         w->chunks++;
