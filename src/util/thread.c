@@ -1,7 +1,11 @@
 #include "util/thread.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 int dmo_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, size_t stack_bytes,
                      unsigned flags)
@@ -25,4 +29,18 @@ int dmo_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, size_t s
         }
         pthread_attr_destroy(&attr);
         return -r;
+}
+
+int dmo_thread_yield_to_feeder(void)
+{
+        /* PRIO_PROCESS with a thread id: the one thread, not the process. */
+        const id_t tid = (id_t)syscall(SYS_gettid);
+        errno = 0;
+        int nice = getpriority(PRIO_PROCESS, tid);
+        if (nice == -1 && errno != 0)
+                return -errno;
+        int want = nice + DMO_THREAD_WORKER_NICE;
+        if (want > 19)
+                want = 19;
+        return setpriority(PRIO_PROCESS, tid, want) < 0 ? -errno : 0;
 }

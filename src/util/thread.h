@@ -30,4 +30,15 @@ enum dmo_thread_flags {
 int dmo_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, size_t stack_bytes,
                      unsigned flags);
 
+/* How much nicer than the engine's thread the codec's workers run. */
+#define DMO_THREAD_WORKER_NICE 5
+
+/* Called by a codec worker as it starts: its nice value goes up by
+ * DMO_THREAD_WORKER_NICE (Linux keeps one per thread). The engine's thread
+ * feeds the workers (pages read from the kernel, or stream read from disk)
+ * and hands their results on one at a time; with more runnable threads than
+ * CPUs it would otherwise get only its fair share and the workers would wait
+ * for it. Raising a nice value needs no privilege. 0 or a negative errno. */
+int dmo_thread_yield_to_feeder(void);
+
 #endif
