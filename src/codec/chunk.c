@@ -52,7 +52,7 @@ static bool looks_incompressible(const struct dmo_chunk_coder *k, const uint8_t 
         const size_t at[] = {0, len / 2 - trial_bytes / 2, len - trial_bytes};
         const size_t want = trial_bytes - trial_bytes / 8;
         for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
-                if (k->ops->compress(k->ctx, src + at[i], trial_bytes, scratch, want) != 0)
+                if (k->ops->compress(k->ctx, src + at[i], trial_bytes, scratch, want, 0) != 0)
                         return false;
         return true;
 }
@@ -94,7 +94,7 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
         if (nz && !raw_only && !looks_incompressible(k, src, nz_bytes, ch->payload)) {
                 /* A capacity one byte short of the input makes the compressor
                  * give up as soon as compression stops paying. */
-                len = k->ops->compress(k->ctx, src, nz_bytes, ch->payload, nz_bytes - 1);
+                len = k->ops->compress(k->ctx, src, nz_bytes, ch->payload, nz_bytes - 1, k->speed);
                 if (len)
                         flags = DMO_CHUNK_COMPRESSED;
         }

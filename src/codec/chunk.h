@@ -32,6 +32,11 @@ struct dmo_chunk_coder {
          * payload; decode leaves them in payload (restored points there).
          * For pooled chunks, whose buffers live until they are released. */
         bool in_place;
+        /* Encode: the main pass compresses at least this fast (see
+         * dmo_codec_set_speed; 0: the level's own). The trials that tell
+         * random data keep the level's own: a faster trial would call
+         * compressible data random and store it raw. */
+        unsigned speed;
 };
 
 /* 0, or -EINVAL when npages is out of range (or encrypted without a key). */

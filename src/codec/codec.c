@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,8 @@ struct worker {
 };
 
 struct dmo_codec {
-        dmo_hash_fn hash; /* picked for this CPU in dmo_codec_new */
+        dmo_hash_fn hash;  /* picked for this CPU in dmo_codec_new */
+        atomic_uint speed; /* dmo_codec_set_speed's hint; 0: none */
         const struct dmo_crypto_key *key;
         struct dmo_codec_params params;
         const struct dmo_compressor_ops *ops;
@@ -90,6 +92,12 @@ static struct slot *slot_of(struct dmo_chunk *chunk)
         return (struct slot *)((char *)chunk - offsetof(struct slot, chunk));
 }
 
+/* The speed hint as it is when a chunk starts. */
+static unsigned current_speed(struct dmo_codec *c)
+{
+        return atomic_load_explicit(&c->speed, memory_order_relaxed);
+}
+
 static void run_chunk(struct dmo_codec *c, const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
 {
         if (c->params.dir == DMO_CODEC_ENCODE)
@@ -123,6 +131,7 @@ static void *worker_main(void *arg)
                 c->qlen--;
                 pthread_mutex_unlock(&c->lock);
 
+                w->coder.speed = current_speed(c);
                 run_chunk(c, &w->coder, &s->chunk);
                 finished = s;
 
@@ -387,6 +396,7 @@ int dmo_codec_submit(struct dmo_codec *c, struct dmo_chunk *chunk)
         if (c->nworkers == 0) {
                 struct dmo_chunk_coder pooled = c->scratch;
                 pooled.in_place = true;
+                pooled.speed = current_speed(c);
                 run_chunk(c, &pooled, chunk);
                 s->state = SLOT_DONE;
                 return 0;
@@ -451,4 +461,9 @@ int dmo_codec_encode_one(struct dmo_codec *c, struct dmo_chunk *chunk)
 int dmo_codec_decode_one(struct dmo_codec *c, struct dmo_chunk *chunk)
 {
         return dmo_chunk_decode(&c->scratch, chunk);
+}
+
+void dmo_codec_set_speed(struct dmo_codec *c, unsigned speed)
+{
+        atomic_store_explicit(&c->speed, speed, memory_order_relaxed);
 }

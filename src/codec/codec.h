@@ -126,6 +126,13 @@ void dmo_codec_release(struct dmo_codec *c, struct dmo_chunk *chunk);
  * of dmo_codec_payload_capacity() bytes. encode_one: 0, or -EINVAL for npages
  * out of range. decode_one: sets and returns chunk->error. */
 int dmo_codec_encode_one(struct dmo_codec *c, struct dmo_chunk *chunk);
+
+/* Encode: chunks submitted from now on compress at least this fast; any
+ * thread may call it. For LZ4 the speed is a floor for the acceleration
+ * (the level's own when larger; 0 and 1 change nothing); other algorithms
+ * ignore it. Only the stored size and the time change: every chunk decodes
+ * the same way. */
+void dmo_codec_set_speed(struct dmo_codec *c, unsigned speed);
 int dmo_codec_decode_one(struct dmo_codec *c, struct dmo_chunk *chunk);
 
 /* 0 when an encoder of algo accepts level (the levels an image can be made

@@ -47,8 +47,9 @@ static int none_ctx_new(int level, size_t max_src, bool encode, bool decode,
 }
 
 static size_t none_compress(struct dmo_compressor_ctx *ctx, const void *src, size_t src_len,
-                            void *dst, size_t dst_cap)
+                            void *dst, size_t dst_cap, unsigned speed)
 {
+        (void)speed;
         if (src_len > dst_cap)
                 return 0;
         memcpy(dst, src, src_len);
@@ -98,12 +99,15 @@ static int lz4_ctx_new(int level, size_t max_src, bool encode, bool decode,
 }
 
 static size_t lz4_compress(struct dmo_compressor_ctx *ctx, const void *src, size_t src_len,
-                           void *dst, size_t dst_cap)
+                           void *dst, size_t dst_cap, unsigned speed)
 {
         if (dst_cap > INT_MAX)
                 dst_cap = INT_MAX;
-        int n = LZ4_compress_fast_extState(ctx->lz4_state, src, dst, (int)src_len, (int)dst_cap,
-                                           ctx->level);
+        if (speed > (unsigned)lz4_level_max)
+                speed = (unsigned)lz4_level_max;
+        int accel = (int)speed > ctx->level ? (int)speed : ctx->level;
+        int n =
+            LZ4_compress_fast_extState(ctx->lz4_state, src, dst, (int)src_len, (int)dst_cap, accel);
         return n > 0 ? (size_t)n : 0;
 }
 
@@ -173,8 +177,9 @@ fail:
 }
 
 static size_t zstd_compress(struct dmo_compressor_ctx *ctx, const void *src, size_t src_len,
-                            void *dst, size_t dst_cap)
+                            void *dst, size_t dst_cap, unsigned speed)
 {
+        (void)speed;
         size_t n = ZSTD_compressCCtx(ctx->cctx, dst, dst_cap, src, src_len, ctx->level);
         return ZSTD_isError(n) ? 0 : n;
 }

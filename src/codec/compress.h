@@ -26,9 +26,12 @@ struct dmo_compressor_ops {
         int (*ctx_new)(int level, size_t max_src, bool encode, bool decode,
                        struct dmo_compressor_ctx **out);
         void (*ctx_free)(struct dmo_compressor_ctx *ctx);
-        /* Compressed size, or 0 when the output would not fit in dst_cap. */
+        /* Compressed size, or 0 when the output would not fit in dst_cap.
+         * speed: at least this fast (see dmo_codec_set_speed): LZ4's
+         * acceleration is the larger of speed and the level; the others
+         * ignore it; 0: the level's own. */
         size_t (*compress)(struct dmo_compressor_ctx *ctx, const void *src, size_t src_len,
-                           void *dst, size_t dst_cap);
+                           void *dst, size_t dst_cap, unsigned speed);
         /* 0 when src decompresses to exactly dst_len bytes, else -EBADMSG. */
         int (*decompress)(struct dmo_compressor_ctx *ctx, const void *src, size_t src_len,
                           void *dst, size_t dst_len);

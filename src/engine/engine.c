@@ -446,6 +446,7 @@ static int seal(struct hibernation *h, struct timer *t)
                 h->prof->writes = ir.writes;
                 h->prof->write_s = (double)ir.io_ns / 1e9;
                 h->prof->codec_wait_s = (double)ir.wait_ns / 1e9;
+                h->prof->mean_speed = ir.mean_speed;
         }
         if (cfg->hooks.stats_ready)
                 cfg->hooks.stats_ready(cfg->hooks.ctx, &h->res->stats);

@@ -171,7 +171,8 @@ struct dmo_engine_profile {
          * the data or load phase: against the phase's wall time it says
          * whether the CPUs or the waits (disk, kernel) set the pace. */
         double cpu_user_s, cpu_sys_s;
-        bool direct_io; /* the image's transfers bypassed the page cache */
+        bool direct_io;    /* the image's transfers bypassed the page cache */
+        double mean_speed; /* hibernate: the compressor's mean speed (image/pace.h) */
 };
 
 struct dmo_engine_stats {

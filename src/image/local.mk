@@ -3,7 +3,7 @@
 noinst_LIBRARIES += src/image/libdmo-image.a
 src_image_libdmo_image_a_SOURCES = src/image/format.c src/image/format.h \
 	src/image/sigdev.c src/image/sigdev.h \
-	src/image/writer.c src/image/writer.h \
+	src/image/writer.c src/image/writer.h src/image/pace.c src/image/pace.h \
 	src/image/reader.c src/image/reader.h src/image/info.c
 
 DMO_IMAGE_TEST_LIBS = tests/libdmotest.a $(DMO_IMAGE_DEPS) $(DMO_LIBS)
@@ -19,6 +19,11 @@ check_PROGRAMS += tests/image-corrupt.test
 TESTS += tests/image-corrupt.test
 tests_image_corrupt_test_SOURCES = tests/image-corrupt.c tests/image-testutil.h
 tests_image_corrupt_test_LDADD = $(DMO_IMAGE_TEST_LIBS)
+
+check_PROGRAMS += tests/image-pace.test
+TESTS += tests/image-pace.test
+tests_image_pace_test_SOURCES = tests/image-pace.c
+tests_image_pace_test_LDADD = $(DMO_IMAGE_TEST_LIBS)
 
 # Encrypted images against a forger who recomputes every checksum.
 check_PROGRAMS += tests/image-encrypted.test

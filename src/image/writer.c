@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "image/writer.h"
+#include "image/pace.h"
 #include "kernel/blockdev.h"
 #include "progress/progress.h"
 #include "util/cleanup.h"
@@ -14,6 +15,10 @@
 
 /* Writes are coalesced up to this size where the slots are contiguous. */
 #define STREAM_BUFFER_BYTES (1u << 20)
+/* LZ4 at its default level goes up to this acceleration while the disk
+ * waits for data (image/pace.h). */
+#define LZ4_SPEED_MAX 8u
+
 /* Stream buffers: one being filled, the others queued for or under I/O. One
  * I/O thread writes them while the engine reads and compresses the next:
  * writes are where a hibernation waits most (the kernel gets the same
@@ -67,7 +72,10 @@ struct dmo_image_writer {
         uint64_t *map_slots;
         uint64_t map_cap;
 
-        uint8_t *page; /* map and header pages are built here */
+        struct dmo_pace pace;
+        bool adaptive;               /* LZ4 at level 0: the speed follows the pace */
+        uint64_t speed_sum, flushes; /* for the mean speed */
+        uint8_t *page;               /* map and header pages are built here */
         uint64_t writes;
         uint64_t io_ns, wait_ns; /* in pwrite; waiting for the codec */
         uint64_t t0_ns;
@@ -123,6 +131,8 @@ int dmo_image_writer_new(const struct dmo_image_writer_params *params, struct dm
         w->alloc_ctx = alloc_ctx;
         w->progress = progress;
         w->t0_ns = now_ns(CLOCK_MONOTONIC);
+        w->adaptive = p.algo == DMO_COMPRESS_LZ4 && p.level == 0;
+        dmo_pace_init(&w->pace, w->adaptive ? LZ4_SPEED_MAX : 1);
 
         const struct dmo_codec_params cp = {
             .dir = DMO_CODEC_ENCODE,
@@ -324,11 +334,14 @@ static void io_stop(struct dmo_image_writer *w)
 
 /* Waits until buffer i is free (or, i < 0, every buffer); the first write
  * error, if any. */
-static int io_wait(struct dmo_image_writer *w, int i)
+static int io_wait(struct dmo_image_writer *w, int i, bool *waited)
 {
         pthread_mutex_lock(&w->io_lock);
-        while (i >= 0 ? w->io[i].busy : w->io_len > 0)
+        while (i >= 0 ? w->io[i].busy : w->io_len > 0) {
+                if (waited)
+                        *waited = true;
                 pthread_cond_wait(&w->io_done, &w->io_lock);
+        }
         int r = w->io_error;
         pthread_mutex_unlock(&w->io_lock);
         return r;
@@ -340,10 +353,11 @@ static int flush_stream(struct dmo_image_writer *w)
 {
         const size_t ps = w->p.page_size;
         if (w->buf_len == 0)
-                return io_wait(w, -1);
+                return io_wait(w, -1, NULL);
         if (w->buf_len % ps)
                 memset(w->buf + w->buf_len, 0, ps - w->buf_len % ps);
         pthread_mutex_lock(&w->io_lock);
+        const bool disk_idle = w->io_len == 0; /* queued or being written */
         struct io_buffer *b = &w->io[w->io_cur];
         b->npages = div_up(w->buf_len, ps);
         b->busy = true;
@@ -353,7 +367,12 @@ static int flush_stream(struct dmo_image_writer *w)
         pthread_mutex_unlock(&w->io_lock);
 
         w->io_cur = (w->io_cur + 1) % IO_BUFFERS;
-        int r = io_wait(w, (int)w->io_cur);
+        bool waited = false;
+        int r = io_wait(w, (int)w->io_cur, &waited);
+        if (w->adaptive)
+                dmo_codec_set_speed(w->codec, dmo_pace_update(&w->pace, disk_idle, waited));
+        w->speed_sum += w->pace.speed;
+        w->flushes++;
         w->buf = w->io[w->io_cur].data;
         w->slots = w->io[w->io_cur].slots;
         w->buf_len = 0;
@@ -529,7 +548,7 @@ static int finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
                 return -ENODATA; /* an image has at least one page */
         r = flush_stream(w);
         if (r == 0)
-                r = io_wait(w, -1); /* all data written before the map and header */
+                r = io_wait(w, -1, NULL); /* all data written before the map and header */
         if (r < 0)
                 return r;
 
@@ -603,6 +622,7 @@ static int finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
             .zero_pages = w->zero_pages,
             .write_ns = now_ns(CLOCK_MONOTONIC) - w->t0_ns,
             .writes = w->writes,
+            .mean_speed = w->flushes ? (double)w->speed_sum / (double)w->flushes : 1.0,
             .io_ns = w->io_ns,
             .wait_ns = w->wait_ns,
         };

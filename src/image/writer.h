@@ -16,6 +16,9 @@
  * - May call the codec, the block device, the allocator callback and the
  *   progress model (dmo_progress_add_bytes for bytes stored). Never prints,
  *   never touches the swap header page.
+ * - LZ4 at level 0 adapts its acceleration (1 to 8) to the disk: faster
+ *   while the I/O thread waits for data, harder while the writer waits for
+ *   the disk (image/pace.h). A level given is kept as it is.
  * - Single-threaded use (the codec's workers run underneath). After an
  *   error every call returns that error again; free() is always safe.
  */
@@ -73,6 +76,10 @@ struct dmo_image_result {
         uint64_t writes;   /* pwrite requests issued */
         uint64_t io_ns;    /* time spent in them */
         uint64_t wait_ns;  /* time the engine waited for the codec with every slot busy */
+        /* The compressor's speed (image/pace.h) averaged over the stream
+         * buffers written: 1 when it does not adapt (a level was given, or
+         * not LZ4) or the disk kept the writer waiting. */
+        double mean_speed;
 };
 
 struct dmo_image_writer;
