@@ -72,15 +72,18 @@ static void report_diag(const struct dmo_splash_session *s, const struct dmo_dia
 }
 
 /* The second step of the deferred theme load: the first screen calls it
- * once its backdrop is up, the others find it done. */
-static void complete_theme(void *ctx)
+ * once its backdrop is up, the others find it done unless they draw at a
+ * larger scale (the @2x images). At resume a replacement screen calls it
+ * from the renderer thread, the only one that makes or uses painters then. */
+static void complete_theme(void *ctx, double max_scale)
 {
         struct dmo_splash_session *s = ctx;
-        if (s->images_loaded || !s->theme)
+        if (!s->theme)
                 return;
-        dmo_theme_load_images(s->theme, &s->theme_diag);
+        dmo_theme_load_images_for(s->theme, max_scale, &s->theme_diag);
+        if (!s->images_loaded)
+                dmo_timing_mark("theme images decoded");
         s->images_loaded = true;
-        dmo_timing_mark("theme images decoded");
 }
 
 static int open_one(struct dmo_splash_session *s, const struct dmo_output_ops *ops, const char *arg,

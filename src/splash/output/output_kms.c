@@ -573,8 +573,14 @@ static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out
         card_state_free(cs);
         free(cs);
         /* Every head shows the backdrop: now the pictures, fonts and the rest. */
+        double max_scale = 0;
+        for (size_t i = 0; err == 0 && i < k->n_heads; i++) {
+                const struct kms_head *h = &k->heads[i];
+                double s = dmo_painter_scale_for(h->width, h->height, cfg->scale, h->phys_width_mm);
+                max_scale = s > max_scale ? s : max_scale;
+        }
         if (err == 0)
-                dmo_output_complete_theme(cfg);
+                dmo_output_complete_theme(cfg, max_scale);
         for (size_t i = 0; err == 0 && i < k->n_heads; i++) {
                 struct kms_head *h = &k->heads[i];
                 err = dmo_painter_new(cfg->theme, h->width, h->height, cfg->scale, h->phys_width_mm,

@@ -169,6 +169,11 @@ static double auto_scale(int w, int h, int phys_mm)
         return s * fmin(1, fmin(w / s / 960.0, h / s / 720.0));
 }
 
+double dmo_painter_scale_for(int width, int height, double scale, int phys_width_mm)
+{
+        return scale > 0 ? scale : auto_scale(width, height, phys_width_mm);
+}
+
 static cairo_surface_t *scaled_copy(cairo_surface_t *src, int w, int h)
 {
         if (!src || w <= 0 || h <= 0)
@@ -621,8 +626,11 @@ int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double
 {
         int r;
         *out = NULL;
-        if (!theme || theme->images_pending || width <= 0 || height <= 0 || width > 16384 ||
-            height > 16384 || scale < 0 || scale > 8 || !isfinite(scale))
+        if (!theme || width <= 0 || height <= 0 || width > 16384 || height > 16384 || scale < 0 ||
+            scale > 8 || !isfinite(scale))
+                return -EINVAL;
+        scale = dmo_painter_scale_for(width, height, scale, phys_width_mm);
+        if (!dmo_theme_images_ready(theme, scale))
                 return -EINVAL;
         struct dmo_painter *p = calloc(1, sizeof(*p));
         if (!p)
@@ -630,7 +638,7 @@ int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double
         p->t = theme;
         p->w = width;
         p->h = height;
-        p->scale = scale > 0 ? scale : auto_scale(width, height, phys_width_mm);
+        p->scale = scale;
         p->rtl = dmo_i18n_rtl();
         dmo_i18n_decimal_point(p->decimal, sizeof(p->decimal));
 

@@ -42,6 +42,10 @@ struct dmo_painter;
 int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double scale,
                     int phys_width_mm, struct dmo_painter **out);
 
+/* The scale dmo_painter_new() will draw at (scale 0: automatic, as there),
+ * for an output that asks the theme's owner for the images it needs. */
+double dmo_painter_scale_for(int width, int height, double scale, int phys_width_mm);
+
 /* Fills cairo's glyph caches for the digits, units and Arabic samples the
  * stats line uses and for every pre-shaped line. Idempotent and cheap once
  * done. */
