@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,24 +200,35 @@ static void set_rgba(cairo_t *cr, const struct dmo_rgba *c)
         cairo_set_source_rgba(cr, c->r, c->g, c->b, c->a);
 }
 
+/* The colour or gradient, row by row as the backdrop has them
+ * (dmo_backdrop_row), into the base surface (RGB24, p->w × p->h): the
+ * complete frame continues the backdrop's very pixels, and a row is one
+ * colour copied along it, where cairo's gradient (one linear pattern
+ * evaluated per pixel by pixman) was the single largest step of
+ * dmo_painter_new under emulation. */
+static void fill_background(const struct dmo_painter *p, cairo_surface_t *s)
+{
+        cairo_surface_flush(s);
+        uint8_t *px = cairo_image_surface_get_data(s);
+        size_t stride = (size_t)cairo_image_surface_get_stride(s);
+        for (int y = 0; y < p->h; y++) {
+                uint32_t *row = (uint32_t *)(px + (size_t)y * stride);
+                uint32_t c = 0xff000000u | dmo_backdrop_row(p->t, y, p->h);
+                if (y > 0 && row[-(ptrdiff_t)(stride / 4)] == c) {
+                        memcpy(row, px + (size_t)(y - 1) * stride, (size_t)p->w * 4);
+                        continue;
+                }
+                for (int x = 0; x < p->w; x++)
+                        row[x] = c;
+        }
+        cairo_surface_mark_dirty(s);
+}
+
 static void draw_background_full(const struct dmo_painter *p, cairo_t *cr)
 {
         const struct dmo_theme *t = p->t;
         cairo_save(cr);
-        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
-        if (t->bg_kind == DMO_BG_GRADIENT || t->bg_kind == DMO_BG_IMAGE) {
-                cairo_pattern_t *g = cairo_pattern_create_linear(0, 0, 0, p->h);
-                cairo_pattern_add_color_stop_rgb(g, 0, t->bg_color.r, t->bg_color.g, t->bg_color.b);
-                cairo_pattern_add_color_stop_rgb(g, 1, t->bg_color2.r, t->bg_color2.g,
-                                                 t->bg_color2.b);
-                cairo_set_source(cr, g);
-                cairo_paint(cr);
-                cairo_pattern_destroy(g);
-        } else {
-                cairo_set_source_rgb(cr, t->bg_color.r, t->bg_color.g, t->bg_color.b);
-                cairo_paint(cr);
-        }
-        cairo_set_operator(cr, CAIRO_OPERATOR_OVER);
+        fill_background(p, cairo_get_target(cr));
         double is;
         cairo_surface_t *img = dmo_theme_image_pick(&t->bg_image, p->scale, &is);
         if (t->bg_kind == DMO_BG_IMAGE && img) {
