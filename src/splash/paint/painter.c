@@ -287,15 +287,21 @@ static int make_lines(struct dmo_painter *p)
         }
         if (!p->have_text)
                 return 0;
-        for (int k = 0; k < DMO_SCENE_KINDS; k++) {
-                dmo_line_shape(&p->shaper, &p->line[L_TITLE0 + k], &p->style[DMO_TEXT_TITLE],
-                               p->t->mode[k].title);
-                dmo_line_shape(&p->shaper, &p->line[L_SUBTITLE0 + k], &p->style[DMO_TEXT_SUBTITLE],
-                               p->t->mode[k].subtitle);
-        }
         dmo_line_shape(&p->shaper, &p->line[L_YES], &p->dialog_style, _("Yes"));
         dmo_line_shape(&p->shaper, &p->line[L_NO], &p->dialog_style, _("No"));
         return 0;
+}
+
+/* The title and subtitle of one scene kind, shaped the first time a frame
+ * shows that kind (a no-op afterwards): the first frame waits for its own
+ * two lines only, dmo_painter_prewarm() shapes the other kinds' right
+ * after it, before the freeze. */
+static void shape_titles(struct dmo_painter *p, enum dmo_scene_kind k)
+{
+        dmo_line_shape(&p->shaper, &p->line[L_TITLE0 + k], &p->style[DMO_TEXT_TITLE],
+                       p->t->mode[k].title);
+        dmo_line_shape(&p->shaper, &p->line[L_SUBTITLE0 + k], &p->style[DMO_TEXT_SUBTITLE],
+                       p->t->mode[k].subtitle);
 }
 
 /* Fills cairo's glyph caches and HarfBuzz's shape-plan cache now, so the
@@ -309,6 +315,8 @@ void dmo_painter_prewarm(struct dmo_painter *p)
         static const char sample_rtl[] = "\xd9\xaa 42 \xd8\xa7\xd9\x84\xd8\xa8";
         cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 64, 64);
         cairo_t *cr = cairo_create(s);
+        for (int k = 0; k < DMO_SCENE_KINDS; k++)
+                shape_titles(p, (enum dmo_scene_kind)k);
         struct dmo_line tmp;
         if (dmo_line_init(&tmp, LINE_GLYPHS) == 0) {
                 for (int i = 0; i < DMO_TEXT_COUNT; i++) {
@@ -1364,6 +1372,7 @@ int dmo_painter_paint(struct dmo_painter *p, uint8_t *pixels, int stride,
 
         bool changed_stats = false, changed_msg = false, changed_detail = false;
         if (p->have_text) {
+                shape_titles(p, sc->kind);
                 changed_stats = dmo_line_shape(&p->shaper, &p->line[L_STATS],
                                                &p->style[DMO_TEXT_STATS], stats) > 0;
                 changed_msg = dmo_line_shape(&p->shaper, &p->line[L_MESSAGE],
