@@ -846,9 +846,10 @@ static void decode_pending(struct loader *L, struct dmo_theme_image *im, bool wi
         if (!im->file[0])
                 return;
         L->line = im->line;
-        if (L->t->images_pending)
-                decode_image(L, im, with_2x);
-        else if (with_2x && im->x1 && !im->x2)
+        if (L->t->images_pending) {
+                if (!im->x1 && !im->x2)
+                        decode_image(L, im, with_2x);
+        } else if (with_2x && im->x1 && !im->x2)
                 decode_image_2x(L, im);
 }
 
