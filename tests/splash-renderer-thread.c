@@ -226,6 +226,32 @@ static void test_first_frame_and_requested_frame_are_full(void)
         rig_free(&g);
 }
 
+/* The wait for the first frame returns once the output has it, and times
+ * out on a renderer that never drew (not started). */
+static void test_wait_for_the_first_frame(void)
+{
+        struct rig g;
+        REQUIRE(rig_start(&g, 30, false));
+        CHECK_INT(dmo_renderer_wait_first_frame(g.r, 5000), ==, 0);
+        CHECK_INT(frames(g.f), >=, 1);
+        dmo_renderer_stop(g.r);
+        rig_free(&g);
+
+        struct dmo_progress *p;
+        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
+        struct fake_output *f = fake_new();
+        struct dmo_output *outs[] = {&f->base};
+        struct dmo_renderer_config cfg = {.progress = p, .outputs = outs, .n_outputs = 1};
+        struct dmo_renderer *r;
+        REQUIRE(dmo_renderer_new(&cfg, &r) == 0);
+        CHECK_INT(dmo_renderer_wait_first_frame(r, 50), ==, -ETIMEDOUT);
+        CHECK_INT(frames(f), ==, 0);
+        dmo_renderer_free(r);
+        dmo_progress_free(p);
+        pthread_mutex_destroy(&f->lock);
+        free(f);
+}
+
 static void test_restart_keeps_the_bar_and_repaints_fully_only_on_request(void)
 {
         struct rig g;
@@ -648,7 +674,8 @@ static void test_lost_screen_is_replaced_and_never_drawn_again(void)
 }
 
 DMO_TEST_MAIN(T(test_bar_eases_forward_never_back_and_ends_exact),
-              T(test_first_frame_and_requested_frame_are_full), T(test_frame_rate_is_bounded),
+              T(test_first_frame_and_requested_frame_are_full), T(test_wait_for_the_first_frame),
+              T(test_frame_rate_is_bounded),
               T(test_restart_keeps_the_bar_and_repaints_fully_only_on_request),
               T(test_pause_draws_no_final_frame_stop_does),
               T(test_expensive_frames_come_less_often),

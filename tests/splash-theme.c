@@ -295,6 +295,50 @@ static void test_deferred_images_give_the_same_frame(void)
         dmo_theme_free(late);
 }
 
+/* At scale 1 the @2x images (four times the pixels) are not decoded: a
+ * painter at scale 1 draws the same frame as with them, a painter at scale 2
+ * is refused until a second call adds them, and then draws what an eager
+ * load draws. */
+static void test_2x_images_wait_for_a_scale_that_uses_them(void)
+{
+        struct dmo_theme_paths p = paths();
+        struct dmo_theme *eager = NULL, *late = NULL;
+        REQUIRE(dmo_theme_load("nocturne", &p, &eager, NULL) == 0);
+        REQUIRE(dmo_theme_load_ex("nocturne", &p, DMO_THEME_DEFER_IMAGES, &late, NULL) == 0);
+        REQUIRE(dmo_theme_load_images_for(late, 1, NULL) == 0);
+        CHECK(dmo_theme_images_ready(late, 1));
+        CHECK(!dmo_theme_images_ready(late, 2));
+        static const struct {
+                int w, h;
+                double scale;
+        } sizes[] = {{800, 600, 1}, {1600, 1200, 2}};
+        for (size_t k = 0; k < DMO_ARRAY_SIZE(sizes); k++) {
+                int w = sizes[k].w, h = sizes[k].h;
+                struct dmo_painter *pt = NULL;
+                if (sizes[k].scale > 1) {
+                        CHECK_INT(dmo_painter_new(late, w, h, sizes[k].scale, 0, &pt), ==, -EINVAL);
+                        REQUIRE(dmo_theme_load_images_for(late, sizes[k].scale, NULL) == 0);
+                        CHECK(dmo_theme_images_ready(late, 2));
+                }
+                uint8_t *a = calloc((size_t)w * h, 4), *b = calloc((size_t)w * h, 4);
+                REQUIRE(a && b);
+                struct dmo_theme *th[2] = {eager, late};
+                uint8_t *px[2] = {a, b};
+                for (int i = 0; i < 2; i++) {
+                        REQUIRE(dmo_painter_new(th[i], w, h, sizes[k].scale, 0, &pt) == 0);
+                        struct dmo_scene sc;
+                        dmo_preview_scene(DMO_SCENE_HIBERNATE, 0.5, 3, &sc);
+                        CHECK(dmo_painter_paint(pt, px[i], w * 4, &sc, true, NULL, 0, NULL) == 0);
+                        dmo_painter_free(pt);
+                }
+                CHECK(memcmp(a, b, (size_t)w * h * 4) == 0);
+                free(a);
+                free(b);
+        }
+        dmo_theme_free(eager);
+        dmo_theme_free(late);
+}
+
 static void test_missing_font_falls_back_to_the_bundled_font(void)
 {
         static const char conf[] = "[theme]\nformat = 1\n[font]\nfile = NoSuchFont.ttf\n";
@@ -374,13 +418,11 @@ static void test_image_paths_cannot_leave_the_theme(void)
         dmo_diag_clear(&d);
 }
 
-DMO_TEST_MAIN(T(test_shipped_themes_load_without_diagnostics),
-              T(test_shipped_themes_pass_theme_check),
-              T(test_unknown_key_and_section_warn_but_load),
-              T(test_wrong_or_missing_format_is_an_error),
-              T(test_broken_images_give_clear_diagnostics_and_no_crash),
-              T(test_deferred_images_give_the_same_frame),
-              T(test_missing_font_falls_back_to_the_bundled_font),
-              T(test_no_font_at_all_draws_the_bar_without_text),
-              T(test_theme_check_reports_text_that_does_not_fit),
-              T(test_image_paths_cannot_leave_the_theme))
+DMO_TEST_MAIN(
+    T(test_shipped_themes_load_without_diagnostics), T(test_shipped_themes_pass_theme_check),
+    T(test_unknown_key_and_section_warn_but_load), T(test_wrong_or_missing_format_is_an_error),
+    T(test_broken_images_give_clear_diagnostics_and_no_crash),
+    T(test_deferred_images_give_the_same_frame), T(test_2x_images_wait_for_a_scale_that_uses_them),
+    T(test_missing_font_falls_back_to_the_bundled_font),
+    T(test_no_font_at_all_draws_the_bar_without_text),
+    T(test_theme_check_reports_text_that_does_not_fit), T(test_image_paths_cannot_leave_the_theme))

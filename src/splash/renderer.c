@@ -58,9 +58,10 @@ struct dmo_renderer {
 
         /* Shared with the engine and dialog callers, under lock. */
         pthread_mutex_t lock;
-        pthread_cond_t cond; /* dialog done */
+        pthread_cond_t cond; /* dialog done, first frame drawn */
         bool stop;
-        bool pausing; /* with stop: no final frame (dmo_renderer_pause) */
+        bool pausing;     /* with stop: no final frame (dmo_renderer_pause) */
+        bool first_drawn; /* the first frame went to the outputs */
         bool force_full;
         bool reboot_after;
         bool have_kind;
@@ -406,6 +407,12 @@ static void *renderer_main(void *arg)
                 if (now >= next) {
                         double cpu0 = thread_cpu_ms();
                         draw(r, now, false);
+                        if (!r->first_drawn) {
+                                pthread_mutex_lock(&r->lock);
+                                r->first_drawn = true;
+                                pthread_cond_broadcast(&r->cond);
+                                pthread_mutex_unlock(&r->lock);
+                        }
                         /* A frame that cost c ms of CPU is followed by a pause
                          * of at least c (1 - budget) / budget ms. */
                         double cost = thread_cpu_ms() - cpu0;
@@ -539,6 +546,19 @@ static void deadline_after(struct timespec *ts, int timeout_ms)
                 ts->tv_sec++;
                 ts->tv_nsec -= 1000000000L;
         }
+}
+
+int dmo_renderer_wait_first_frame(struct dmo_renderer *r, int timeout_ms)
+{
+        struct timespec deadline;
+        int err = 0;
+        deadline_after(&deadline, timeout_ms);
+        pthread_mutex_lock(&r->lock);
+        while (!r->first_drawn && err != ETIMEDOUT)
+                err = pthread_cond_timedwait(&r->cond, &r->lock, &deadline);
+        bool drawn = r->first_drawn;
+        pthread_mutex_unlock(&r->lock);
+        return drawn ? 0 : -ETIMEDOUT;
 }
 
 /* Opens the dialog, waits for its end, closes it; returns the result or

@@ -59,6 +59,10 @@ struct dmo_renderer;
 
 int dmo_renderer_new(const struct dmo_renderer_config *cfg, struct dmo_renderer **out);
 int dmo_renderer_start(struct dmo_renderer *r);
+/* Waits, at most timeout_ms, until the renderer's first frame went to the
+ * outputs (shown, or refused by them); 0 or -ETIMEDOUT. For a caller whose
+ * own work would compete with that frame for the CPU. */
+int dmo_renderer_wait_first_frame(struct dmo_renderer *r, int timeout_ms);
 /* The next frame repaints everything (video memory was lost or overwritten). */
 void dmo_renderer_force_full(struct dmo_renderer *r);
 /* Shows a scene of this kind (DMO_SCENE_ERROR, DMO_SCENE_ABORTED) with an

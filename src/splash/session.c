@@ -41,6 +41,13 @@ struct dmo_splash_session {
         bool screen; /* a screen (kms, fbdev) is among the outputs */
 };
 
+/* How long hibernate waits for the splash's first complete frame before the
+ * engine starts: the engine's threads (workers, the writer) would take the
+ * CPU from that frame on a machine with few cores, for a screen the design
+ * wants up before the snapshot anyway. A bound, not a cost: the frame takes
+ * milliseconds on real hardware. */
+static const int first_frame_wait_ms = 1000;
+
 /* How long a failure stays on a screen before the boot (or the desktop)
  * takes it over: long enough to read two lines. */
 static const unsigned failure_hold_s = 5;
@@ -72,15 +79,18 @@ static void report_diag(const struct dmo_splash_session *s, const struct dmo_dia
 }
 
 /* The second step of the deferred theme load: the first screen calls it
- * once its backdrop is up, the others find it done. */
-static void complete_theme(void *ctx)
+ * once its backdrop is up, the others find it done unless they draw at a
+ * larger scale (the @2x images). At resume a replacement screen calls it
+ * from the renderer thread, the only one that makes or uses painters then. */
+static void complete_theme(void *ctx, double max_scale)
 {
         struct dmo_splash_session *s = ctx;
-        if (s->images_loaded || !s->theme)
+        if (!s->theme)
                 return;
-        dmo_theme_load_images(s->theme, &s->theme_diag);
+        dmo_theme_load_images_for(s->theme, max_scale, &s->theme_diag);
+        if (!s->images_loaded)
+                dmo_timing_mark("theme images decoded");
         s->images_loaded = true;
-        dmo_timing_mark("theme images decoded");
 }
 
 static int open_one(struct dmo_splash_session *s, const struct dmo_output_ops *ops, const char *arg,
@@ -418,6 +428,9 @@ int dmo_splash_session_new(const struct dmo_splash_session_params *p,
                 dmo_splash_session_free(s);
                 return err;
         }
+        /* At resume the image loads meanwhile (session_launch): no wait. */
+        if (s->screen && p->mode == DMO_MODE_HIBERNATE)
+                dmo_renderer_wait_first_frame(s->renderer, first_frame_wait_ms);
         *out = s;
         return err;
 }

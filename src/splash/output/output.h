@@ -64,8 +64,10 @@ struct dmo_output_config {
          * only read the theme. */
         const struct dmo_theme *theme;
         /* The theme's owner (the session) decodes the deferred images here,
-         * once for all outputs. NULL: the theme is already complete. */
-        void (*complete_theme)(void *ctx);
+         * for painters up to max_scale (dmo_painter_scale_for), once for all
+         * outputs (a larger scale later adds the @2x images). NULL: the
+         * theme is already complete. */
+        void (*complete_theme)(void *ctx, double max_scale);
         void *complete_ctx;
         const char *arg; /* after the colon in --splash=kms:ARG */
         double scale;    /* HiDPI scale; 0: automatic */
@@ -108,10 +110,10 @@ extern const struct dmo_output_ops dmo_output_png;
 extern const struct dmo_output_ops dmo_output_text;
 
 /* Asks the theme's owner to finish a deferred load (see the config). */
-static inline void dmo_output_complete_theme(const struct dmo_output_config *cfg)
+static inline void dmo_output_complete_theme(const struct dmo_output_config *cfg, double max_scale)
 {
         if (cfg->complete_theme)
-                cfg->complete_theme(cfg->complete_ctx);
+                cfg->complete_theme(cfg->complete_ctx, max_scale);
 }
 
 /* "kms", "fbdev", "png", "text" → ops, or NULL. */

@@ -135,8 +135,8 @@ static int fbdev_open(const struct dmo_output_config *cfg, struct dmo_output **o
         dmo_backdrop_fill(cfg->theme, f->shadow, (size_t)f->shadow_stride, f->width, f->height);
         copy_rect(f, &(struct dmo_rect){0, 0, f->width, f->height});
         drawn = true;
-        dmo_output_complete_theme(cfg);
         int mm = v.width > 0 && v.width < MAX_PLAUSIBLE_MM ? (int)v.width : 0;
+        dmo_output_complete_theme(cfg, dmo_painter_scale_for(f->width, f->height, cfg->scale, mm));
         err = dmo_painter_new(cfg->theme, f->width, f->height, cfg->scale, mm, &f->painter);
         if (err < 0)
                 goto fail; /* the close puts the console's picture back */

@@ -148,44 +148,49 @@ static uint64_t now_ms(void)
         return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* A card we can drive: it opens and has KMS resources. */
-static int try_card(const char *path)
+/* A card we can drive: it opens and has KMS resources, which *res keeps
+ * for read_card (asked once, not twice). */
+static int try_card(const char *path, drmModeRes **res)
 {
         int fd = open(path, O_RDWR | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        drmModeRes *res = drmModeGetResources(fd);
-        if (!res || res->count_crtcs == 0 || res->count_connectors == 0) {
-                drmModeFreeResources(res);
+        *res = drmModeGetResources(fd);
+        if (!*res || (*res)->count_crtcs == 0 || (*res)->count_connectors == 0) {
+                drmModeFreeResources(*res);
+                *res = NULL;
                 close(fd);
                 return -ENODEV;
         }
-        drmModeFreeResources(res);
         return fd;
 }
 
-static int find_card_once(const char *device)
+/* The primary nodes by name, /dev/dri/card0 upwards, gaps allowed (card0
+ * gone once simpledrm gave way to the GPU's driver, which is card1). This
+ * is what drmGetDevices2 would find, without its walk through sysfs for
+ * every node's bus and PCI identity, which nothing here uses and which
+ * costs the first frame milliseconds. */
+static int find_card_once(const char *device, drmModeRes **res)
 {
         if (device)
-                return try_card(device);
-        drmDevicePtr devs[MAX_CARDS];
-        int n = drmGetDevices2(0, devs, MAX_CARDS);
-        int fd = -ENODEV;
-        for (int i = 0; i < n && fd < 0; i++)
-                if (devs[i]->available_nodes & (1 << DRM_NODE_PRIMARY))
-                        fd = try_card(devs[i]->nodes[DRM_NODE_PRIMARY]);
-        if (n > 0)
-                drmFreeDevices(devs, n);
-        return fd < 0 ? -ENODEV : fd;
+                return try_card(device, res);
+        for (int i = 0; i < MAX_CARDS; i++) {
+                char path[sizeof(DRM_DIR_NAME) + 16];
+                snprintf(path, sizeof(path), DRM_DEV_NAME, DRM_DIR_NAME, i);
+                int fd = try_card(path, res);
+                if (fd >= 0)
+                        return fd;
+        }
+        return -ENODEV;
 }
 
 /* The GPU driver may still be loading (initramfs): poll until the timeout,
  * then say -ENODEV so the caller falls back to fbdev or text. */
-static int find_card(const struct kms_args *a)
+static int find_card(const struct kms_args *a, drmModeRes **res)
 {
         uint64_t deadline = now_ms() + (uint64_t)a->timeout_ms;
         for (;;) {
-                int fd = find_card_once(a->device);
+                int fd = find_card_once(a->device, res);
                 if (fd >= 0)
                         return fd;
                 if (fd != -ENOENT && fd != -ENODEV && fd != -ENXIO)
@@ -245,11 +250,9 @@ static void card_state_free(struct card_state *cs)
         drmModeFreeResources(cs->res);
 }
 
+/* cs->res is the card's resources, from find_card. */
 static int read_card(int fd, struct card_state *cs)
 {
-        cs->res = drmModeGetResources(fd);
-        if (!cs->res)
-                return -errno ? -errno : -ENODEV;
         size_t nconn = (size_t)cs->res->count_connectors;
         size_t nenc = (size_t)cs->res->count_encoders;
         size_t ncrtc = (size_t)cs->res->count_crtcs;
@@ -506,6 +509,11 @@ static int become_master(int fd, int wait_ms)
 
 static void kms_close(struct dmo_output *o);
 
+static void free_resourcesp(drmModeRes **res)
+{
+        drmModeFreeResources(*res);
+}
+
 static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out)
 {
         struct kms_args args;
@@ -520,7 +528,8 @@ static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out
         if (getenv("DORMOUSE_DEBUG_TIMING"))
                 k->report_first_frame = k->report_complete_frame =
                     dmo_timing_process_start_s(&k->started_s) == 0;
-        k->fd = find_card(&args);
+        __attribute__((cleanup(free_resourcesp))) drmModeRes *res = NULL;
+        k->fd = find_card(&args, &res);
         if (k->fd < 0) {
                 err = k->fd;
                 free(k);
@@ -550,6 +559,7 @@ static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out
                 return -ENOMEM;
         }
         struct dmo_drm_head sel[MAX_HEADS];
+        cs->res = dmo_steal_ptr(res);
         err = read_card(k->fd, cs);
         int n = err < 0 ? err : dmo_drm_select(&cs->plain, sel, MAX_HEADS);
         for (int i = 0; i < n; i++) {
@@ -563,8 +573,14 @@ static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out
         card_state_free(cs);
         free(cs);
         /* Every head shows the backdrop: now the pictures, fonts and the rest. */
+        double max_scale = 0;
+        for (size_t i = 0; err == 0 && i < k->n_heads; i++) {
+                const struct kms_head *h = &k->heads[i];
+                double s = dmo_painter_scale_for(h->width, h->height, cfg->scale, h->phys_width_mm);
+                max_scale = s > max_scale ? s : max_scale;
+        }
         if (err == 0)
-                dmo_output_complete_theme(cfg);
+                dmo_output_complete_theme(cfg, max_scale);
         for (size_t i = 0; err == 0 && i < k->n_heads; i++) {
                 struct kms_head *h = &k->heads[i];
                 err = dmo_painter_new(cfg->theme, h->width, h->height, cfg->scale, h->phys_width_mm,

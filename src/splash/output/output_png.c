@@ -126,7 +126,7 @@ static int png_open(const struct dmo_output_config *cfg, struct dmo_output **out
                 r = -ENOMEM;
                 goto fail;
         }
-        dmo_output_complete_theme(cfg);
+        dmo_output_complete_theme(cfg, dmo_painter_scale_for(o->w, o->h, scale, 0));
         r = dmo_painter_new(cfg->theme, o->w, o->h, scale, 0, &o->painter);
         if (r < 0)
                 goto fail;

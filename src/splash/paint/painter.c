@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,11 @@ static double auto_scale(int w, int h, int phys_mm)
         return s * fmin(1, fmin(w / s / 960.0, h / s / 720.0));
 }
 
+double dmo_painter_scale_for(int width, int height, double scale, int phys_width_mm)
+{
+        return scale > 0 ? scale : auto_scale(width, height, phys_width_mm);
+}
+
 static cairo_surface_t *scaled_copy(cairo_surface_t *src, int w, int h)
 {
         if (!src || w <= 0 || h <= 0)
@@ -194,24 +200,35 @@ static void set_rgba(cairo_t *cr, const struct dmo_rgba *c)
         cairo_set_source_rgba(cr, c->r, c->g, c->b, c->a);
 }
 
+/* The colour or gradient, row by row as the backdrop has them
+ * (dmo_backdrop_row), into the base surface (RGB24, p->w × p->h): the
+ * complete frame continues the backdrop's very pixels, and a row is one
+ * colour copied along it, where cairo's gradient (one linear pattern
+ * evaluated per pixel by pixman) was the single largest step of
+ * dmo_painter_new under emulation. */
+static void fill_background(const struct dmo_painter *p, cairo_surface_t *s)
+{
+        cairo_surface_flush(s);
+        uint8_t *px = cairo_image_surface_get_data(s);
+        size_t stride = (size_t)cairo_image_surface_get_stride(s);
+        for (int y = 0; y < p->h; y++) {
+                uint32_t *row = (uint32_t *)(px + (size_t)y * stride);
+                uint32_t c = 0xff000000u | dmo_backdrop_row(p->t, y, p->h);
+                if (y > 0 && row[-(ptrdiff_t)(stride / 4)] == c) {
+                        memcpy(row, px + (size_t)(y - 1) * stride, (size_t)p->w * 4);
+                        continue;
+                }
+                for (int x = 0; x < p->w; x++)
+                        row[x] = c;
+        }
+        cairo_surface_mark_dirty(s);
+}
+
 static void draw_background_full(const struct dmo_painter *p, cairo_t *cr)
 {
         const struct dmo_theme *t = p->t;
         cairo_save(cr);
-        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
-        if (t->bg_kind == DMO_BG_GRADIENT || t->bg_kind == DMO_BG_IMAGE) {
-                cairo_pattern_t *g = cairo_pattern_create_linear(0, 0, 0, p->h);
-                cairo_pattern_add_color_stop_rgb(g, 0, t->bg_color.r, t->bg_color.g, t->bg_color.b);
-                cairo_pattern_add_color_stop_rgb(g, 1, t->bg_color2.r, t->bg_color2.g,
-                                                 t->bg_color2.b);
-                cairo_set_source(cr, g);
-                cairo_paint(cr);
-                cairo_pattern_destroy(g);
-        } else {
-                cairo_set_source_rgb(cr, t->bg_color.r, t->bg_color.g, t->bg_color.b);
-                cairo_paint(cr);
-        }
-        cairo_set_operator(cr, CAIRO_OPERATOR_OVER);
+        fill_background(p, cairo_get_target(cr));
         double is;
         cairo_surface_t *img = dmo_theme_image_pick(&t->bg_image, p->scale, &is);
         if (t->bg_kind == DMO_BG_IMAGE && img) {
@@ -270,15 +287,21 @@ static int make_lines(struct dmo_painter *p)
         }
         if (!p->have_text)
                 return 0;
-        for (int k = 0; k < DMO_SCENE_KINDS; k++) {
-                dmo_line_shape(&p->shaper, &p->line[L_TITLE0 + k], &p->style[DMO_TEXT_TITLE],
-                               p->t->mode[k].title);
-                dmo_line_shape(&p->shaper, &p->line[L_SUBTITLE0 + k], &p->style[DMO_TEXT_SUBTITLE],
-                               p->t->mode[k].subtitle);
-        }
         dmo_line_shape(&p->shaper, &p->line[L_YES], &p->dialog_style, _("Yes"));
         dmo_line_shape(&p->shaper, &p->line[L_NO], &p->dialog_style, _("No"));
         return 0;
+}
+
+/* The title and subtitle of one scene kind, shaped the first time a frame
+ * shows that kind (a no-op afterwards): the first frame waits for its own
+ * two lines only, dmo_painter_prewarm() shapes the other kinds' right
+ * after it, before the freeze. */
+static void shape_titles(struct dmo_painter *p, enum dmo_scene_kind k)
+{
+        dmo_line_shape(&p->shaper, &p->line[L_TITLE0 + k], &p->style[DMO_TEXT_TITLE],
+                       p->t->mode[k].title);
+        dmo_line_shape(&p->shaper, &p->line[L_SUBTITLE0 + k], &p->style[DMO_TEXT_SUBTITLE],
+                       p->t->mode[k].subtitle);
 }
 
 /* Fills cairo's glyph caches and HarfBuzz's shape-plan cache now, so the
@@ -292,6 +315,8 @@ void dmo_painter_prewarm(struct dmo_painter *p)
         static const char sample_rtl[] = "\xd9\xaa 42 \xd8\xa7\xd9\x84\xd8\xa8";
         cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 64, 64);
         cairo_t *cr = cairo_create(s);
+        for (int k = 0; k < DMO_SCENE_KINDS; k++)
+                shape_titles(p, (enum dmo_scene_kind)k);
         struct dmo_line tmp;
         if (dmo_line_init(&tmp, LINE_GLYPHS) == 0) {
                 for (int i = 0; i < DMO_TEXT_COUNT; i++) {
@@ -621,8 +646,11 @@ int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double
 {
         int r;
         *out = NULL;
-        if (!theme || theme->images_pending || width <= 0 || height <= 0 || width > 16384 ||
-            height > 16384 || scale < 0 || scale > 8 || !isfinite(scale))
+        if (!theme || width <= 0 || height <= 0 || width > 16384 || height > 16384 || scale < 0 ||
+            scale > 8 || !isfinite(scale))
+                return -EINVAL;
+        scale = dmo_painter_scale_for(width, height, scale, phys_width_mm);
+        if (!dmo_theme_images_ready(theme, scale))
                 return -EINVAL;
         struct dmo_painter *p = calloc(1, sizeof(*p));
         if (!p)
@@ -630,7 +658,7 @@ int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double
         p->t = theme;
         p->w = width;
         p->h = height;
-        p->scale = scale > 0 ? scale : auto_scale(width, height, phys_width_mm);
+        p->scale = scale;
         p->rtl = dmo_i18n_rtl();
         dmo_i18n_decimal_point(p->decimal, sizeof(p->decimal));
 
@@ -1344,6 +1372,7 @@ int dmo_painter_paint(struct dmo_painter *p, uint8_t *pixels, int stride,
 
         bool changed_stats = false, changed_msg = false, changed_detail = false;
         if (p->have_text) {
+                shape_titles(p, sc->kind);
                 changed_stats = dmo_line_shape(&p->shaper, &p->line[L_STATS],
                                                &p->style[DMO_TEXT_STATS], stats) > 0;
                 changed_msg = dmo_line_shape(&p->shaper, &p->line[L_MESSAGE],

@@ -9,13 +9,15 @@
  * Contract:
  * - dmo_painter_new() does every file I/O and almost every allocation the
  *   painter will need: fonts (FreeType + cairo-ft, no fontconfig), scaled
- *   images, glyph buffers, pre-shaped static strings, the layout for this
- *   size and scale. dmo_painter_prewarm() does the rest (cairo's glyph
+ *   images, glyph buffers, the dialog's pre-shaped answers, the layout for
+ *   this size and scale. dmo_painter_prewarm() does the rest (the titles and
+ *   subtitles of the scene kinds no frame has shown yet, cairo's glyph
  *   caches for every string a later frame may show); outputs call it right
  *   after their first frame is on screen, so the splash comes up sooner, and
  *   always before the system freezes (the renderer draws at least once).
  * - dmo_painter_paint() never does file I/O and never calls malloc itself.
- *   Shaping a dynamic string that changed (message, detail, stats line) runs
+ *   Shaping a dynamic string that changed (message, detail, stats line; the
+ *   title and subtitle the first time their scene kind is shown) runs
  *   HarfBuzz on a pre-allocated buffer; see painter.c for the bound.
  * - Nothing is drawn outside the width×height screen; text is clipped to its box.
  * - One painter per output; not thread-safe; the theme must outlive it.
@@ -42,9 +44,13 @@ struct dmo_painter;
 int dmo_painter_new(const struct dmo_theme *theme, int width, int height, double scale,
                     int phys_width_mm, struct dmo_painter **out);
 
-/* Fills cairo's glyph caches for the digits, units and Arabic samples the
- * stats line uses and for every pre-shaped line. Idempotent and cheap once
- * done. */
+/* The scale dmo_painter_new() will draw at (scale 0: automatic, as there),
+ * for an output that asks the theme's owner for the images it needs. */
+double dmo_painter_scale_for(int width, int height, double scale, int phys_width_mm);
+
+/* Shapes every scene kind's title and subtitle and fills cairo's glyph
+ * caches for the digits, units and Arabic samples the stats line uses and
+ * for every shaped line. Idempotent and cheap once done. */
 void dmo_painter_prewarm(struct dmo_painter *p);
 
 /* Draws the scene into an XRGB8888 (CAIRO_FORMAT_RGB24) buffer of the

@@ -80,6 +80,7 @@ struct dmo_theme {
         char conf[DMO_THEME_PATH + 16]; /* theme.conf, for diagnostics */
         char bgrt_dir[DMO_THEME_PATH];  /* where the firmware logo is read (fw_logo) */
         bool images_pending;            /* named, not decoded yet (DMO_THEME_DEFER_IMAGES) */
+        bool images_2x_pending; /* decoded without their @2x variants (scale 1 only so far) */
 
         /* fonts: resolved paths; "" when missing (painter falls back) */
         char font_regular[DMO_THEME_PATH], font_bold[DMO_THEME_PATH], font_fallback[DMO_THEME_PATH];

@@ -377,7 +377,28 @@ static bool find_font(const struct loader *L, const char *name, char *out, size_
         return false;
 }
 
-static void decode_image(struct loader *L, struct dmo_theme_image *im)
+/* NAME.png → NAME@2x.png, for a painter above DMO_THEME_2X_SCALE. */
+static void decode_image_2x(struct loader *L, struct dmo_theme_image *im)
+{
+        char path[2 * DMO_THEME_PATH + 8], why[128];
+        const char *key = im->key, *name = im->file;
+        int r;
+        const char *dot = strrchr(name, '.');
+        size_t stem = dot ? (size_t)(dot - name) : strlen(name);
+        snprintf(path, sizeof(path), "%s/%.*s@2x%s", L->t->dir, (int)stem, name, dot ? dot : "");
+        if (access(path, F_OK) == 0) {
+                r = dmo_png_load_file(path, &im->x2, why, sizeof(why));
+                if (r < 0) {
+                        warn(L, DMO_DIAG_WARNING, key, _("image %.*s@2x%s cannot be used (%s)"),
+                             (int)stem, name, dot ? dot : "", why);
+                        im->x2 = NULL;
+                }
+        }
+}
+
+/* The image, and its @2x variant when with_2x says so or when there is no
+ * usable plain one (dmo_theme_image_pick then takes the @2x at any scale). */
+static void decode_image(struct loader *L, struct dmo_theme_image *im, bool with_2x)
 {
         char path[2 * DMO_THEME_PATH + 8], why[128];
         const char *key = im->key, *name = im->file;
@@ -395,18 +416,8 @@ static void decode_image(struct loader *L, struct dmo_theme_image *im)
                      why);
                 im->x1 = NULL;
         }
-        /* NAME.png → NAME@2x.png */
-        const char *dot = strrchr(name, '.');
-        size_t stem = dot ? (size_t)(dot - name) : strlen(name);
-        snprintf(path, sizeof(path), "%s/%.*s@2x%s", L->t->dir, (int)stem, name, dot ? dot : "");
-        if (access(path, F_OK) == 0) {
-                r = dmo_png_load_file(path, &im->x2, why, sizeof(why));
-                if (r < 0) {
-                        warn(L, DMO_DIAG_WARNING, key, _("image %.*s@2x%s cannot be used (%s)"),
-                             (int)stem, name, dot ? dot : "", why);
-                        im->x2 = NULL;
-                }
-        }
+        if (with_2x || !im->x1)
+                decode_image_2x(L, im);
 }
 
 static void load_image(struct loader *L, const char *key, struct dmo_theme_image *im,
@@ -419,7 +430,7 @@ static void load_image(struct loader *L, const char *key, struct dmo_theme_image
                 L->t->images_pending = true;
                 return;
         }
-        decode_image(L, im);
+        decode_image(L, im, true);
 }
 
 static void set_value(struct loader *L, const struct sectiondef *sec, const struct keydef *k,
@@ -828,39 +839,67 @@ static int load_common(char *text, const char *dir, const char *file,
         return 0;
 }
 
-static void decode_pending(struct loader *L, struct dmo_theme_image *im)
+/* First pass (t->images_pending): every named image, with its @2x variant
+ * if with_2x. Second pass: the @2x variants the first one left out. */
+static void decode_pending(struct loader *L, struct dmo_theme_image *im, bool with_2x)
 {
-        if (im->file[0] && !im->x1 && !im->x2) {
-                L->line = im->line;
-                decode_image(L, im);
-        }
+        if (!im->file[0])
+                return;
+        L->line = im->line;
+        if (L->t->images_pending) {
+                if (!im->x1 && !im->x2)
+                        decode_image(L, im, with_2x);
+        } else if (with_2x && im->x1 && !im->x2)
+                decode_image_2x(L, im);
+}
+
+static void decode_all_pending(struct loader *L, bool with_2x)
+{
+        struct dmo_theme *t = L->t;
+        decode_pending(L, &t->bg_image, with_2x);
+        decode_pending(L, &t->logo, with_2x);
+        for (int k = 0; k < DMO_SCENE_KINDS; k++)
+                decode_pending(L, &t->mode[k].logo, with_2x);
+        decode_pending(L, &t->bar_fill_image, with_2x);
+        decode_pending(L, &t->bar_track_image, with_2x);
+        decode_pending(L, &t->fw_fallback, with_2x);
+        decode_pending(L, &t->dialog_entry, with_2x);
+        decode_pending(L, &t->dialog_lock, with_2x);
+        decode_pending(L, &t->dialog_bullet, with_2x);
+        decode_pending(L, &t->dialog_box, with_2x);
+        if (t->throbber_kind == DMO_THROBBER_FRAMES)
+                for (unsigned i = 0; i < t->throbber.count; i++)
+                        decode_pending(L, &t->throbber.image[i], with_2x);
+        if (t->anim_enabled)
+                for (unsigned i = 0; i < t->anim.count; i++)
+                        decode_pending(L, &t->anim.image[i], with_2x);
+}
+
+int dmo_theme_load_images_for(struct dmo_theme *t, double max_scale, struct dmo_diag *diag)
+{
+        /* The @2x variants are 4 times the pixels: at scale 1 decoding them
+         * took most of the time between the backdrop and the first
+         * complete frame, for pictures no painter would pick. */
+        bool with_2x = max_scale <= 0 || max_scale > DMO_THEME_2X_SCALE;
+        if (!t->images_pending && (!t->images_2x_pending || !with_2x))
+                return 0;
+        struct loader L = {.t = t, .file = t->conf, .diag = diag};
+        decode_all_pending(&L, with_2x);
+        if (t->images_pending)
+                finish_images(&L);
+        t->images_pending = false;
+        t->images_2x_pending = !with_2x;
+        return 0;
 }
 
 int dmo_theme_load_images(struct dmo_theme *t, struct dmo_diag *diag)
 {
-        if (!t->images_pending)
-                return 0;
-        struct loader L = {.t = t, .file = t->conf, .diag = diag};
-        decode_pending(&L, &t->bg_image);
-        decode_pending(&L, &t->logo);
-        for (int k = 0; k < DMO_SCENE_KINDS; k++)
-                decode_pending(&L, &t->mode[k].logo);
-        decode_pending(&L, &t->bar_fill_image);
-        decode_pending(&L, &t->bar_track_image);
-        decode_pending(&L, &t->fw_fallback);
-        decode_pending(&L, &t->dialog_entry);
-        decode_pending(&L, &t->dialog_lock);
-        decode_pending(&L, &t->dialog_bullet);
-        decode_pending(&L, &t->dialog_box);
-        if (t->throbber_kind == DMO_THROBBER_FRAMES)
-                for (unsigned i = 0; i < t->throbber.count; i++)
-                        decode_pending(&L, &t->throbber.image[i]);
-        if (t->anim_enabled)
-                for (unsigned i = 0; i < t->anim.count; i++)
-                        decode_pending(&L, &t->anim.image[i]);
-        finish_images(&L);
-        t->images_pending = false;
-        return 0;
+        return dmo_theme_load_images_for(t, 0, diag);
+}
+
+bool dmo_theme_images_ready(const struct dmo_theme *t, double scale)
+{
+        return !t->images_pending && (!t->images_2x_pending || scale <= DMO_THEME_2X_SCALE);
 }
 
 int dmo_theme_load_from_memory(const char *text, size_t len, const char *base_dir,
@@ -981,7 +1020,7 @@ unsigned dmo_theme_background_rgb(const struct dmo_theme *t)
 cairo_surface_t *dmo_theme_image_pick(const struct dmo_theme_image *im, double scale,
                                       double *image_scale)
 {
-        if (im->x2 && (scale > 1.5 || !im->x1)) {
+        if (im->x2 && (scale > DMO_THEME_2X_SCALE || !im->x1)) {
                 *image_scale = 2;
                 return im->x2;
         }

@@ -12,10 +12,12 @@
  * - dmo_theme_load() does all file I/O and allocation of a theme; the result
  *   is immutable and may be shared by several painters (one per output).
  * - A load with DMO_THEME_DEFER_IMAGES is in two steps, both the owner's:
- *   the owner (the splash session) calls dmo_theme_load_images() once when
+ *   the owner (the splash session) calls dmo_theme_load_images_for() when
  *   the first screen has its backdrop up; until then only the backdrop may
- *   read the theme, afterwards it is as immutable as a plain load. Outputs
- *   and painters only ever get a const theme.
+ *   read the theme, afterwards it is as immutable as a plain load, except
+ *   that a later call for a larger scale adds the @2x variants (the owner
+ *   makes it where no painter is being made). Outputs and painters only
+ *   ever get a const theme.
  * - Translatable strings (titles, subtitles) are translated with gettext at
  *   load time: call dmo_i18n_init()/setlocale before loading.
  * - Never fatal on unknown keys or broken images: those become diagnostics and
@@ -27,6 +29,7 @@
 #define DMO_SPLASH_THEME_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 enum dmo_diag_severity {
@@ -90,9 +93,17 @@ int dmo_theme_load(const char *name_or_dir, const struct dmo_theme_paths *paths,
 enum { DMO_THEME_DEFER_IMAGES = 1 };
 int dmo_theme_load_ex(const char *name_or_dir, const struct dmo_theme_paths *paths, unsigned flags,
                       struct dmo_theme **out, struct dmo_diag *diag);
-/* Decodes the images a deferred load named; nothing when there are none
- * left. Never fails the theme: a broken image is a warning and a fallback. */
+/* Decodes the images a deferred load named, for painters of at most
+ * max_scale (0: any): the NAME@2x.png variants only above
+ * DMO_THEME_2X_SCALE (or where the plain image is unusable), the others in a
+ * later call with a larger scale. Nothing when there is nothing left. Never
+ * fails the theme: a broken image is a warning and a fallback. */
+#define DMO_THEME_2X_SCALE 1.5 /* dmo_theme_image_pick takes @2x above this scale */
+int dmo_theme_load_images_for(struct dmo_theme *t, double max_scale, struct dmo_diag *diag);
+/* Every image, @2x variants included: _for(t, 0, diag). */
 int dmo_theme_load_images(struct dmo_theme *t, struct dmo_diag *diag);
+/* A painter at scale can be made: nothing it would pick is still pending. */
+bool dmo_theme_images_ready(const struct dmo_theme *t, double scale);
 /* Same as dmo_theme_load, from an in-memory keyfile; images and fonts are looked up relative to
  * base_dir (may be NULL: no images, fonts from paths). Used by fuzzing. */
 int dmo_theme_load_from_memory(const char *text, size_t len, const char *base_dir,
