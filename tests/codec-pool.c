@@ -6,6 +6,7 @@
 
 #include "codec/codec.h"
 #include "tests/codec-testdata.h"
+#include "tests/codec-testutil.h"
 #include "tests/testlib.h"
 
 #define PS 4096u
@@ -105,14 +106,7 @@ static bool decode_stream(struct dmo_codec *c, unsigned nchunks, unsigned cp,
         while (collected < nchunks && ok) {
                 struct dmo_chunk *ch;
                 while (submitted < nchunks && dmo_codec_acquire(c, &ch) == 0) {
-                        const struct dmo_chunk *m = &in[submitted].meta;
-                        ch->npages = m->npages;
-                        ch->zero_map = m->zero_map;
-                        ch->flags = m->flags;
-                        ch->payload_len = m->payload_len;
-                        ch->payload_hash = m->payload_hash;
-                        ch->pages_hash = m->pages_hash;
-                        memcpy(ch->payload, in[submitted].payload, m->payload_len);
+                        dmo_test_chunk_for_decode(ch, &in[submitted].meta, in[submitted].payload);
                         ok = ok && dmo_codec_submit(c, ch) == 0;
                         submitted++;
                 }
@@ -216,13 +210,7 @@ static void test_raw_chunk_stays_in_place_through_the_pool(void)
                 REQUIRE(d);
                 struct dmo_chunk *dc;
                 REQUIRE(dmo_codec_acquire(d, &dc) == 0);
-                dc->npages = ch->npages;
-                dc->zero_map = ch->zero_map;
-                dc->flags = ch->flags;
-                dc->payload_len = ch->payload_len;
-                dc->payload_hash = ch->payload_hash;
-                dc->pages_hash = ch->pages_hash;
-                memcpy(dc->payload, ch->stored, ch->payload_len);
+                dmo_test_chunk_for_decode(dc, ch, ch->stored);
                 dmo_codec_release(c, ch);
                 REQUIRE(dmo_codec_submit(d, dc) == 0);
                 REQUIRE(dmo_codec_collect(d, &dc, true) == 0);

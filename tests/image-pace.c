@@ -6,6 +6,7 @@
 #include "codec/codec.h"
 #include "image/pace.h"
 #include "tests/codec-testdata.h"
+#include "tests/codec-testutil.h"
 
 static void test_an_idle_disk_doubles_the_speed_up_to_the_ceiling(void)
 {
@@ -73,13 +74,7 @@ static void test_the_speed_hint_changes_size_not_content(void)
                         REQUIRE(dmo_codec_collect(enc, &c, true) == 0);
                         stored[s] += c->payload_len;
                         REQUIRE(dmo_codec_acquire(dec, &d) == 0);
-                        d->npages = c->npages;
-                        d->zero_map = c->zero_map;
-                        d->flags = c->flags;
-                        d->payload_len = c->payload_len;
-                        d->payload_hash = c->payload_hash;
-                        d->pages_hash = c->pages_hash;
-                        memcpy(d->payload, c->stored, c->payload_len);
+                        dmo_test_chunk_for_decode(d, c, c->stored);
                         dmo_codec_release(enc, c);
                         REQUIRE(dmo_codec_submit(dec, d) == 0);
                         REQUIRE(dmo_codec_collect(dec, &d, true) == 0);

@@ -22,7 +22,7 @@ tests_image_corrupt_test_LDADD = $(DMO_IMAGE_TEST_LIBS)
 
 check_PROGRAMS += tests/image-pace.test
 TESTS += tests/image-pace.test
-tests_image_pace_test_SOURCES = tests/image-pace.c
+tests_image_pace_test_SOURCES = tests/image-pace.c tests/codec-testdata.h tests/codec-testutil.h
 tests_image_pace_test_LDADD = $(DMO_IMAGE_TEST_LIBS)
 
 # Encrypted images against a forger who recomputes every checksum.
