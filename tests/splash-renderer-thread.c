@@ -673,18 +673,15 @@ static void test_lost_screen_is_replaced_and_never_drawn_again(void)
         free(succ.next);
 }
 
-DMO_TEST_MAIN(T(test_bar_eases_forward_never_back_and_ends_exact),
-              T(test_first_frame_and_requested_frame_are_full), T(test_wait_for_the_first_frame),
-              T(test_frame_rate_is_bounded),
-              T(test_restart_keeps_the_bar_and_repaints_fully_only_on_request),
-              T(test_pause_draws_no_final_frame_stop_does),
-              T(test_expensive_frames_come_less_often),
-              T(test_failed_phase_and_detail_make_error_scene), T(test_backspace_requests_abort),
-              T(test_lone_esc_requests_abort_but_arrow_does_not),
-              T(test_r_toggles_reboot_after_in_scene),
-              T(test_password_dialog_takes_keys_shows_bullets_not_abort),
-              T(test_password_dialog_esc_cancels_and_wipes),
-              T(test_yes_no_keys_and_timeout_default),
-              T(test_dialog_without_keys_or_thread_is_refused),
-              T(test_keys_from_either_terminal_reach_the_dialog),
-              T(test_lost_screen_is_replaced_and_never_drawn_again))
+DMO_TEST_MAIN(
+    T(test_bar_eases_forward_never_back_and_ends_exact),
+    T(test_first_frame_and_requested_frame_are_full), T(test_wait_for_the_first_frame),
+    T(test_frame_rate_is_bounded), T(test_restart_keeps_the_bar_and_repaints_fully_only_on_request),
+    T(test_pause_draws_no_final_frame_stop_does), T(test_expensive_frames_come_less_often),
+    T(test_failed_phase_and_detail_make_error_scene), T(test_backspace_requests_abort),
+    T(test_lone_esc_requests_abort_but_arrow_does_not), T(test_r_toggles_reboot_after_in_scene),
+    T(test_password_dialog_takes_keys_shows_bullets_not_abort),
+    T(test_password_dialog_esc_cancels_and_wipes), T(test_yes_no_keys_and_timeout_default),
+    T(test_dialog_without_keys_or_thread_is_refused),
+    T(test_keys_from_either_terminal_reach_the_dialog),
+    T(test_lost_screen_is_replaced_and_never_drawn_again))
