@@ -1616,9 +1616,11 @@ def scenario_handover(h):
         shots = capture_until(vm, r"VMTEST: HANDOVER rc=", idx, h.work / "shots-ho", "ho",
                               h.args.shot_interval)
         _, t_rc, m = expect(vm, r"VMTEST: HANDOVER rc=(\d+)", "dormouse's exit", 180)
+        # What dormouse said comes over the serial line after its exit
+        # status: only the power-off says all of it is in.
+        expect_exit(vm, "power-off")
         said = [mm.group(1) for _, _, mm in vm.find_all(r"VMTEST: HANDOVER said: (.*)")]
         loaded = vm.find_all(r"VMTEST: HANDOVER loaded (.*)")
-        expect_exit(vm, "power-off")
     if "/dev/fb0 " not in devices + " " or "/dev/dri/card0 " in devices + " ":
         raise Failure(f"handover: before bochs loaded the VM had {devices!r}: expected efifb's "
                       f"/dev/fb0 and no DRM card (is it booting with OVMF?)")
