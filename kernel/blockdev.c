@@ -23,6 +23,16 @@ struct dmo_blockdev {
         char path[];
 };
 
+static int set_direct_flag(int fd, bool on)
+{
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0)
+                return -errno;
+        if (fcntl(fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) < 0)
+                return -errno;
+        return 0;
+}
+
 int dmo_blockdev_open(const char *path, bool writable, const struct dmo_fault_plan *faults,
                       struct dmo_blockdev **out)
 {
@@ -52,11 +62,8 @@ int dmo_blockdev_open(const char *path, bool writable, const struct dmo_fault_pl
          * on resume cached pages would only compete with the image. The
          * image's transfers are page aligned; a misaligned one goes through
          * the page cache (see retry_buffered). */
-        if (S_ISBLK(st.st_mode)) {
-                int fl = fcntl(fd, F_GETFL);
-                if (fl >= 0 && fcntl(fd, F_SETFL, fl | O_DIRECT) == 0)
-                        direct = true;
-        }
+        if (S_ISBLK(st.st_mode))
+                direct = set_direct_flag(fd, true) == 0;
 
         size_t plen = strlen(path) + 1;
         struct dmo_blockdev *d = calloc(1, sizeof(*d) + plen);
@@ -81,16 +88,6 @@ static bool aligned_for_direct(const void *buf, size_t len, uint64_t off)
 {
         return (uintptr_t)buf % DIRECT_ALIGN == 0 && len % DIRECT_ALIGN == 0 &&
                off % DIRECT_ALIGN == 0;
-}
-
-static int set_direct_flag(int fd, bool on)
-{
-        int fl = fcntl(fd, F_GETFL);
-        if (fl < 0)
-                return -errno;
-        if (fcntl(fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) < 0)
-                return -errno;
-        return 0;
 }
 
 /* O_DIRECT refuses misaligned transfers with EINVAL. A misaligned one (a
