@@ -205,6 +205,15 @@ static int sim_pref_image_size(struct dmo_snapshot *s, uint64_t bytes)
         return 0;
 }
 
+static int sim_get_pref_image_size(struct dmo_snapshot *s, uint64_t *bytes)
+{
+        struct sim *m = to_sim(s);
+        if (m->powered_off)
+                return -ESHUTDOWN;
+        *bytes = m->pref_set ? m->pref : m->p.size_bytes;
+        return 0;
+}
+
 static int sim_create_image(struct dmo_snapshot *s, int *in_suspend)
 {
         struct sim *m = to_sim(s);
@@ -495,6 +504,7 @@ static const struct dmo_snapshot_ops sim_ops = {
     .freeze = sim_freeze,
     .unfreeze = sim_unfreeze,
     .pref_image_size = sim_pref_image_size,
+    .get_pref_image_size = sim_get_pref_image_size,
     .create_image = sim_create_image,
     .get_image_size = sim_get_image_size,
     .read_image = sim_read_image,

@@ -108,7 +108,15 @@ struct dmo_snapshot_ops {
          * out): the real implementation waits, briefly, until the caller is
          * the process's only thread. */
         int (*unfreeze)(struct dmo_snapshot *s);
+        /* Sets the kernel's preferred image size: before the snapshot it
+         * frees memory (drops caches, swaps out) until the image fits, or as
+         * far as it can. The kernel has one setting for everybody
+         * (/sys/power/image_size): it stays until set again. */
         int (*pref_image_size)(struct dmo_snapshot *s, uint64_t bytes);
+        /* The kernel's preferred image size now (real: /sys/power/image_size,
+         * 2/5 of RAM unless someone set it; simulated: the last one set, or
+         * the machine's whole memory, which it then keeps whole). */
+        int (*get_pref_image_size)(struct dmo_snapshot *s, uint64_t *bytes);
         /* *in_suspend = 1: snapshot taken, save it; 0: we are back after a restore. */
         int (*create_image)(struct dmo_snapshot *s, int *in_suspend);
         int (*get_image_size)(struct dmo_snapshot *s, uint64_t *bytes);

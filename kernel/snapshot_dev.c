@@ -126,6 +126,21 @@ static int dev_pref_image_size(struct dmo_snapshot *s, uint64_t bytes)
         return xioctl(to_dev(s), SNAPSHOT_PREF_IMAGE_SIZE, (unsigned long)bytes);
 }
 
+static int dev_get_pref_image_size(struct dmo_snapshot *s, uint64_t *bytes)
+{
+        (void)s;
+        FILE *f = fopen("/sys/power/image_size", "re");
+        if (!f)
+                return -errno;
+        unsigned long long v;
+        int n = fscanf(f, "%llu", &v);
+        fclose(f);
+        if (n != 1)
+                return -EINVAL;
+        *bytes = v;
+        return 0;
+}
+
 static int dev_create_image(struct dmo_snapshot *s, int *in_suspend)
 {
         struct snapdev *d = to_dev(s);
@@ -350,6 +365,7 @@ static const struct dmo_snapshot_ops dev_ops = {
     .freeze = dev_freeze,
     .unfreeze = dev_unfreeze,
     .pref_image_size = dev_pref_image_size,
+    .get_pref_image_size = dev_get_pref_image_size,
     .create_image = dev_create_image,
     .get_image_size = dev_get_image_size,
     .read_image = dev_read_image,

@@ -47,6 +47,8 @@ struct recorder {
         uint64_t writes_at_shutdown;
         const char *swap_path;
         uint32_t ps;
+        uint64_t prefs[4]; /* what pref_image_size was given, in order */
+        unsigned nprefs;
 };
 
 static struct recorder *rec_of(struct dmo_snapshot *s)
@@ -95,7 +97,18 @@ static bool image_on_disk(struct recorder *r)
 
 WRAP(set_swap_area, (struct dmo_snapshot * s, const struct dmo_swap_target *t), (r->inner, t))
 WRAP(freeze, (struct dmo_snapshot * s), (r->inner))
-WRAP(pref_image_size, (struct dmo_snapshot * s, uint64_t b), (r->inner, b))
+static int rec_pref_image_size(struct dmo_snapshot *s, uint64_t b)
+{
+        struct recorder *r = rec_of(s);
+        note(r, "pref_image_size");
+        int e = injected(r, "pref_image_size");
+        if (e)
+                return e;
+        if (r->nprefs < sizeof(r->prefs) / sizeof(r->prefs[0]))
+                r->prefs[r->nprefs++] = b;
+        return r->inner->ops->pref_image_size(r->inner, b);
+}
+WRAP(get_pref_image_size, (struct dmo_snapshot * s, uint64_t *b), (r->inner, b))
 WRAP(create_image, (struct dmo_snapshot * s, int *in_suspend), (r->inner, in_suspend))
 WRAP(get_image_size, (struct dmo_snapshot * s, uint64_t *b), (r->inner, b))
 WRAP(alloc_swap_page, (struct dmo_snapshot * s, uint64_t *off), (r->inner, off))
@@ -183,6 +196,7 @@ static const struct dmo_snapshot_ops rec_ops = {
     .freeze = rec_freeze,
     .unfreeze = rec_unfreeze,
     .pref_image_size = rec_pref_image_size,
+    .get_pref_image_size = rec_get_pref_image_size,
     .create_image = rec_create_image,
     .get_image_size = rec_get_image_size,
     .read_image = rec_read_image,
@@ -276,13 +290,14 @@ static void recorder_release(struct recorder *r, struct dmo_fault_plan *plan)
         dmo_fault_plan_free(plan);
 }
 
-static int hibernate(struct recorder *r, enum dmo_shutdown mode, struct dmo_hibernate_result *res)
+static int hibernate_sized(struct recorder *r, enum dmo_shutdown mode, int64_t image_size,
+                           struct dmo_hibernate_result *res)
 {
         struct dmo_hibernate_config hc = {
             .target = {.path = r->swap_path},
             .compress = DMO_COMPRESS_LZ4,
             .threads = 1,
-            .image_size = (int64_t)SIM_PAGES * r->ps,
+            .image_size = image_size,
             .shutdown = mode,
             .progress = r->progress,
             .hooks =
@@ -296,6 +311,11 @@ static int hibernate(struct recorder *r, enum dmo_shutdown mode, struct dmo_hibe
                 },
         };
         return dmo_engine_hibernate(&r->base, &hc, res);
+}
+
+static int hibernate(struct recorder *r, enum dmo_shutdown mode, struct dmo_hibernate_result *res)
+{
+        return hibernate_sized(r, mode, (int64_t)SIM_PAGES * r->ps, res);
 }
 
 static int resume(struct recorder *r, bool noresume, struct dmo_resume_result *res)
@@ -363,7 +383,8 @@ static void hibernate_calls_the_kernel_in_order(void)
          * allocations interleave as the writer needs them; the signature
          * (not a kernel call) comes after the last figures, then the end. */
         static const char prefix[] =
-            "open_target identity set_swap_area avail_swap [before_freeze] freeze "
+            "open_target identity set_swap_area avail_swap get_pref_image_size [before_freeze] "
+            "freeze "
             "[after_freeze] memory_bytes pref_image_size [before_snapshot] create_image "
             "[devices_thawed] get_image_size read_image alloc_swap_page read_image";
         static const char suffix[] = "alloc_swap_page [stats_ready] shutdown(platform)";
@@ -680,6 +701,96 @@ static void failed_restore_puts_plain_swap_back(void)
         recorder_release(&r, plan);
 }
 
+/* The kernel's preference as the simulated kernel holds it now. */
+static uint64_t sim_pref(struct recorder *r)
+{
+        uint64_t b = 0;
+        CHECK_INT(r->inner->ops->get_pref_image_size(r->inner, &b), ==, 0);
+        return b;
+}
+
+/* Unset, the image size asked for is the kernel's preference plus what
+ * dormouse itself holds (the image saves it too), and the kernel's own
+ * preference is back once the system goes on. */
+static void unset_image_size_asks_for_the_kernels_preference_plus_dormouse(void)
+{
+        struct recorder r;
+        struct dmo_fault_plan *plan;
+        struct dmo_hibernate_result res;
+        REQUIRE(fresh_swap());
+        REQUIRE(recorder_init(&r, DMO_SNAPSHOT_HIBERNATE, NULL, &plan) == 0);
+        const uint64_t kernel = 100ull * r.ps;
+        REQUIRE(r.inner->ops->pref_image_size(r.inner, kernel) == 0);
+        r.abort_at = "[stats_ready]";
+        CHECK_INT(hibernate_sized(&r, DMO_SHUTDOWN_PLATFORM, -1, &res), ==, 0);
+        CHECK_INT(res.outcome, ==, DMO_HIBERNATE_ABORTED);
+        REQUIRE(r.nprefs == 2);
+        uint64_t own = r.prefs[0] - kernel;
+        CHECK(r.prefs[0] > kernel);
+        /* this test program: more than a page, less than a GiB */
+        CHECK(own >= r.ps && own < (1ull << 30));
+        CHECK_INT(res.image_size_asked, ==, r.prefs[0]);
+        CHECK_INT(r.prefs[1], ==, kernel);
+        CHECK_INT(sim_pref(&r), ==, kernel);
+        recorder_release(&r, plan);
+}
+
+/* "As small as possible" is the kernel's to keep: nothing is asked. */
+static void kernels_smallest_image_preference_is_left_alone(void)
+{
+        struct recorder r;
+        struct dmo_fault_plan *plan;
+        struct dmo_hibernate_result res;
+        REQUIRE(fresh_swap());
+        REQUIRE(recorder_init(&r, DMO_SNAPSHOT_HIBERNATE, NULL, &plan) == 0);
+        REQUIRE(r.inner->ops->pref_image_size(r.inner, 0) == 0);
+        CHECK_INT(hibernate_sized(&r, DMO_SHUTDOWN_PLATFORM, -1, &res), ==, 0);
+        CHECK_INT(res.outcome, ==, DMO_HIBERNATE_POWERED_OFF);
+        CHECK_INT(r.nprefs, ==, 0);
+        CHECK(!strstr(r.log, " pref_image_size"));
+        recorder_release(&r, plan);
+}
+
+/* A preference larger than the swap area holds uncompressed is lowered to
+ * what it holds, less the reserve for the header and map. */
+static void image_size_asked_fits_the_swap_area_uncompressed(void)
+{
+        struct recorder r;
+        struct dmo_fault_plan *plan;
+        struct dmo_hibernate_result res;
+        REQUIRE(fresh_swap());
+        REQUIRE(recorder_init(&r, DMO_SNAPSHOT_HIBERNATE, NULL, &plan) == 0);
+        REQUIRE(r.inner->ops->pref_image_size(r.inner, 4ull * SWAP_PAGES * r.ps) == 0);
+        r.abort_at = "[before_snapshot]";
+        CHECK_INT(hibernate_sized(&r, DMO_SHUTDOWN_PLATFORM, -1, &res), ==, 0);
+        REQUIRE(r.nprefs >= 1);
+        uint64_t avail = res.swap_free_bytes;
+        CHECK(avail > 0 && avail < (uint64_t)SWAP_PAGES * r.ps);
+        CHECK_INT(r.prefs[0], ==, avail - (2ull * r.ps + avail / 128));
+        CHECK_INT(sim_pref(&r), ==, 4ull * SWAP_PAGES * r.ps);
+        recorder_release(&r, plan);
+}
+
+/* Where the kernel's preference cannot be read, its default (2/5 of
+ * memory) stands in for it, and the hibernation goes on. */
+static void unreadable_preference_counts_as_the_kernels_default(void)
+{
+        struct recorder r;
+        struct dmo_fault_plan *plan;
+        struct dmo_hibernate_result res;
+        REQUIRE(fresh_swap());
+        REQUIRE(recorder_init(&r, DMO_SNAPSHOT_HIBERNATE, NULL, &plan) == 0);
+        r.fail_op = "get_pref_image_size";
+        r.fail_nth = 1;
+        r.fail_err = -ENOENT;
+        CHECK_INT(hibernate_sized(&r, DMO_SHUTDOWN_PLATFORM, -1, &res), ==, 0);
+        CHECK_INT(res.outcome, ==, DMO_HIBERNATE_POWERED_OFF);
+        REQUIRE(r.nprefs == 1);
+        const uint64_t dflt = (uint64_t)SIM_PAGES * r.ps / 5 * 2;
+        CHECK(r.prefs[0] > dflt && r.prefs[0] - dflt < (1ull << 30));
+        recorder_release(&r, plan);
+}
+
 DMO_TEST_MAIN(T(hibernate_calls_the_kernel_in_order),
               T(every_failing_kernel_call_leaves_a_thawed_system_and_plain_swap),
               T(abort_at_every_hook_unwinds), T(waking_from_ram_removes_the_image_before_the_thaw),
@@ -691,4 +802,8 @@ DMO_TEST_MAIN(T(hibernate_calls_the_kernel_in_order),
               T(critical_window_ignores_and_restores_every_signal),
               T(resume_calls_the_kernel_in_order),
               T(resume_that_cannot_remove_the_image_keeps_it_and_says_so),
-              T(failed_restore_puts_plain_swap_back))
+              T(failed_restore_puts_plain_swap_back),
+              T(unset_image_size_asks_for_the_kernels_preference_plus_dormouse),
+              T(kernels_smallest_image_preference_is_left_alone),
+              T(image_size_asked_fits_the_swap_area_uncompressed),
+              T(unreadable_preference_counts_as_the_kernels_default))

@@ -1,13 +1,14 @@
 # util: gettext binding, scope cleanup, byte-order helpers, the number parser,
 # the string tables, the filter for untrusted text, the terminal reopener and
-# DORMOUSE_DEBUG_TIMING's marks,
+# DORMOUSE_DEBUG_TIMING's marks and the process's own memory size,
 # shared by every module.
 noinst_LIBRARIES += src/util/libdmo-util.a
 src_util_libdmo_util_a_SOURCES = src/util/i18n.c src/util/i18n.h src/util/cleanup.h src/util/le.h \
 	src/util/parse.c src/util/parse.h src/util/strtable.h \
 	src/util/printable.c src/util/printable.h src/util/tty.c src/util/tty.h \
 	src/util/thread.c src/util/thread.h \
-	src/util/timing.c src/util/timing.h
+	src/util/timing.c src/util/timing.h \
+	src/util/self_memory.c src/util/self_memory.h
 
 check_PROGRAMS += tests/util-printable.test
 TESTS += tests/util-printable.test
@@ -28,3 +29,8 @@ check_PROGRAMS += tests/util-tty.test
 TESTS += tests/util-tty.test
 tests_util_tty_test_SOURCES = tests/util-tty.c
 tests_util_tty_test_LDADD = tests/libdmotest.a src/util/libdmo-util.a -lutil
+
+check_PROGRAMS += tests/util-self-memory.test
+TESTS += tests/util-self-memory.test
+tests_util_self_memory_test_SOURCES = tests/util-self-memory.c
+tests_util_self_memory_test_LDADD = tests/libdmotest.a src/util/libdmo-util.a

@@ -75,9 +75,17 @@ start_workload() {
 	say "TOKEN $(cat /tmp/token 2>/dev/null)"
 	# let the counter run a little so the host sees it before and after
 	sleep 1
+	memstat before
+}
+
+# What reclaim did around the snapshot: the counters are part of the image,
+# so the restored system's minus these are the hibernation's own.
+memstat() {
+	say "MEMSTAT $1 image_size $(cat /sys/power/image_size) $(grep -E '^(MemFree|Mlocked|Cached):' /proc/meminfo | tr -s ' \n' ' ')$(grep -E '^(pgscan_kswapd|pgscan_direct|pgsteal_kswapd|pgsteal_direct|pswpout|allocstall_dma32|pgfree|kswapd_low_wmark_hit_quickly|kswapd_high_wmark_hit_quickly) ' /proc/vmstat | tr '\n' ' ')"
 }
 
 check_workload() {
+	memstat after
 	rm -f /tmp/workload.verdict
 	kill -USR1 "$WPID" 2>/dev/null || touch /tmp/workload.check
 	i=0

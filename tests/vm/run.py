@@ -1031,6 +1031,7 @@ def scenario_dormouse_roundtrip(h):
     vm, t_alive, _ = dormouse_resume_boot(h, "rt-2", disk, res)
     require_direct_io(res["vm"], "data phase")
     require_direct_io(vm, "load phase")
+    require_no_reclaim_and_pref_back(res["vm"], vm)
     fig = {"hibernate_s": res["t_exit"] - res["t_start"], "resume_s": t_alive - vm.start_t,
            "image_kib": kib, "stored_kib": stored}
     h.figures["dormouse-roundtrip"] = fig
@@ -1050,6 +1051,37 @@ def require_direct_io(vm, phase):
     if how != "direct I/O":
         raise Failure(f"{vm.name}: the image's {phase} went {how}, not direct I/O; "
                       f"serial log {vm.logpath}")
+
+
+def memstat(vm, when):
+    """init.sh's MEMSTAT line (before the hibernation, or in the restored
+    system after it) as a dict of its counters, or None."""
+    hits = vm.find_all(rf"VMTEST: MEMSTAT {when} (.*)$")
+    if not hits:
+        return None
+    words = hits[-1][2].group(1).replace(":", "").split()
+    return {k: v for k, v in zip(words[::2], words[1::2])}
+
+
+def require_no_reclaim_and_pref_back(vm1, vm2):
+    """dormouse asks for the kernel's preferred image size plus its own
+    memory, so the kernel pushes nothing to swap that its own path would
+    not (this workload fits the kernel's preference), and the preference
+    is set back in the restored system. The counters are in the image, so
+    the restored system's are the hibernation's own."""
+    before, after = memstat(vm1, "before"), memstat(vm2, "after")
+    if before is None or after is None:
+        raise Failure(f"{vm2.name}: no MEMSTAT line before or after; serial logs "
+                      f"{vm1.logpath}, {vm2.logpath}")
+    if after.get("image_size") != before.get("image_size"):
+        raise Failure(f"{vm2.name}: /sys/power/image_size was {before.get('image_size')} before "
+                      f"the hibernation and is {after.get('image_size')} after it; serial log "
+                      f"{vm2.logpath}")
+    swapped = int(after.get("pswpout", 0)) - int(before.get("pswpout", 0))
+    if swapped:
+        raise Failure(f"{vm2.name}: the kernel swapped {swapped} pages out before the snapshot "
+                      f"(the kernel's own path swaps none of this workload); serial log "
+                      f"{vm2.logpath}")
 
 
 def kernel_warnings(vm):
