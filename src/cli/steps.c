@@ -6,9 +6,11 @@
 #include "util/strtable.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 bool dmo_cli_profiling(void)
@@ -71,6 +73,99 @@ static void print_memory(void)
                 status_field_kib(status, "VmPin"), status_field_kib(status, "VmHWM"));
 }
 
+/* The user and system time of one thread from its /proc stat line, in
+ * seconds, and its name; false when the line does not parse. */
+static bool thread_cpu(const char *tid, char name[16], double *seconds)
+{
+        char path[64], stat[1024];
+        snprintf(path, sizeof(path), "task/%s/stat", tid);
+        if (!read_proc_self(path, stat, sizeof(stat)))
+                return false;
+        /* "tid (comm) state ppid ...": comm may hold spaces and brackets. */
+        const char *open_ = strchr(stat, '('), *close_ = strrchr(stat, ')');
+        if (!open_ || !close_ || close_ < open_)
+                return false;
+        size_t n = (size_t)(close_ - open_ - 1);
+        if (n > 15)
+                n = 15;
+        memcpy(name, open_ + 1, n);
+        name[n] = '\0';
+        /* After the comm: state is field 3, utime 14, stime 15. */
+        const char *f = close_ + 1;
+        for (int field = 3; field < 14 && f; field++)
+                f = strchr(f + 1, ' ');
+        unsigned long long user, sys;
+        if (!f || sscanf(f, " %llu %llu", &user, &sys) != 2)
+                return false;
+        long tick = sysconf(_SC_CLK_TCK);
+        *seconds = (double)(user + sys) / (double)(tick > 0 ? tick : 100);
+        return true;
+}
+
+/* CPU time by thread name, over the threads alive now. The codec's and the
+ * writer's threads start after the freeze and the renderer again after the
+ * snapshot, so when hibernating theirs is (nearly) the data phase's; the
+ * main thread's is the whole run. getdents64 and open/read only: this runs
+ * after the snapshot. */
+static void print_thread_cpu(void)
+{
+        enum { MAX_NAMES = 8 };
+        struct {
+                char name[16];
+                double seconds;
+                unsigned threads;
+        } by[MAX_NAMES];
+        unsigned nby = 0;
+        int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0)
+                return;
+        long self = (long)getpid();
+        _Alignas(8) char buf[4096];
+        long got;
+        while ((got = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+                for (long off = 0; off < got;) {
+                        const struct {
+                                uint64_t ino;
+                                int64_t next;
+                                unsigned short reclen;
+                                unsigned char type;
+                                char name[];
+                        } *d = (const void *)(buf + off);
+                        off += d->reclen;
+                        char name[16];
+                        double seconds;
+                        if (d->name[0] == '.' || !thread_cpu(d->name, name, &seconds))
+                                continue;
+                        if (strtol(d->name, NULL, 10) == self)
+                                snprintf(name, sizeof(name), "main");
+                        unsigned i = 0;
+                        while (i < nby && strcmp(by[i].name, name) != 0)
+                                i++;
+                        if (i == nby) {
+                                if (nby == MAX_NAMES)
+                                        continue;
+                                memcpy(by[i].name, name, sizeof(name));
+                                by[i].seconds = 0;
+                                by[i].threads = 0;
+                                nby++;
+                        }
+                        by[i].seconds += seconds;
+                        by[i].threads++;
+                }
+        }
+        close(dir);
+        char line[512];
+        size_t n = 0;
+        for (unsigned i = 0; i < nby && n < sizeof(line); i++)
+                n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s %.2f s (%u)", i ? ", " : "",
+                                      by[i].name, by[i].seconds, by[i].threads);
+        if (nby)
+                fprintf(stderr,
+                        "dormouse: timing: CPU by thread (threads alive now, each since it "
+                        "started): %s\n",
+                        line);
+}
+
 /* Debugging output for developers, deliberately untranslated. */
 void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *s)
 {
@@ -79,6 +174,7 @@ void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *s)
         if (!p->enabled)
                 return;
         print_memory();
+        print_thread_cpu();
         /* One line per path that tests/vm/run.py puts in its phase table. */
         if (p->allocs || p->writes)
                 fprintf(stderr,

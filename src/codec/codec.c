@@ -112,6 +112,7 @@ static void *worker_main(void *arg)
         struct dmo_codec *c = w->codec;
         struct slot *finished = NULL;
 
+        dmo_thread_set_name("dmo-codec");
         dmo_thread_yield_to_feeder(); /* best effort: only the pace depends on it */
 
         pthread_mutex_lock(&c->lock);

@@ -383,6 +383,7 @@ static uint64_t ready_limit(const struct dmo_image_reader *r)
 static void *read_ahead_main(void *arg)
 {
         struct dmo_image_reader *r = arg;
+        dmo_thread_set_name("dmo-read-ahead");
         uint64_t ext_idx = 0, ext_pos = 0;
         pthread_mutex_lock(&r->rb_lock);
         for (;;) {

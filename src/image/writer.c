@@ -283,6 +283,7 @@ static int write_buffer(struct dmo_image_writer *w, const struct io_buffer *b)
 static void *io_main(void *arg)
 {
         struct dmo_image_writer *w = arg;
+        dmo_thread_set_name("dmo-write-io");
         pthread_mutex_lock(&w->io_lock);
         for (;;) {
                 while (!w->io_len && !w->io_stop)

@@ -394,6 +394,7 @@ static double thread_cpu_ms(void)
 static void *renderer_main(void *arg)
 {
         struct dmo_renderer *r = arg;
+        dmo_thread_set_name("dmo-render");
         uint64_t next = dmo_keys_now_ms();
 
         r->last_ms = next;

@@ -446,6 +446,7 @@ struct dmo_splash_launch {
 static void *launch_main(void *arg)
 {
         struct dmo_splash_launch *l = arg;
+        dmo_thread_set_name("dmo-splash-up");
         /* Ahead of the loader's threads on a busy CPU, or the screen would
          * show the console until the image is half read. The nice value is
          * per thread on Linux and the renderer inherits it; it sleeps

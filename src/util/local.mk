@@ -34,3 +34,8 @@ check_PROGRAMS += tests/util-self-memory.test
 TESTS += tests/util-self-memory.test
 tests_util_self_memory_test_SOURCES = tests/util-self-memory.c
 tests_util_self_memory_test_LDADD = tests/libdmotest.a src/util/libdmo-util.a
+
+check_PROGRAMS += tests/util-thread.test
+TESTS += tests/util-thread.test
+tests_util_thread_test_SOURCES = tests/util-thread.c
+tests_util_thread_test_LDADD = tests/libdmotest.a src/util/libdmo-util.a

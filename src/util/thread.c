@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -43,4 +44,9 @@ int dmo_thread_yield_to_feeder(void)
         if (want > 19)
                 want = 19;
         return setpriority(PRIO_PROCESS, tid, want) < 0 ? -errno : 0;
+}
+
+void dmo_thread_set_name(const char *name)
+{
+        prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
