@@ -130,7 +130,7 @@ struct rig {
         int keys[2]; /* pipe: [1] is where the test types */
 };
 
-static bool rig_start(struct rig *g, unsigned fps, bool with_keys)
+static bool rig_start_budget(struct rig *g, unsigned fps, bool with_keys, unsigned budget)
 {
         memset(g, 0, sizeof(*g));
         g->keys[0] = g->keys[1] = -1;
@@ -145,8 +145,14 @@ static bool rig_start(struct rig *g, unsigned fps, bool with_keys)
                                           .n_outputs = 1,
                                           .fps = fps,
                                           .key_fds = g->keys, /* [0]: the read end, or -1 */
-                                          .n_key_fds = 1};
+                                          .n_key_fds = 1,
+                                          .cpu_budget_percent = budget};
         return dmo_renderer_new(&cfg, &g->r) == 0 && dmo_renderer_start(g->r) == 0;
+}
+
+static bool rig_start(struct rig *g, unsigned fps, bool with_keys)
+{
+        return rig_start_budget(g, fps, with_keys, 15);
 }
 
 static void rig_free(struct rig *g)
@@ -339,11 +345,11 @@ static void test_frame_rate_is_bounded(void)
 
 /* 60 fps asked, 20 ms of CPU per frame: without a budget that is a frame
  * every ~20 ms (all of a CPU); with it (~15% of a CPU), a frame and then a
- * pause of ~113 ms. */
-static void test_expensive_frames_come_less_often(void)
+ * pause of ~113 ms; at 5% (one CPU online), ~380 ms. */
+static void expensive_frames(unsigned budget, uint64_t least_pause_ms)
 {
         struct rig g;
-        REQUIRE(rig_start(&g, 60, false));
+        REQUIRE(rig_start_budget(&g, 60, false, budget));
         REQUIRE(dmo_renderer_stop(g.r) == 0);
         g.f->base.ops = &slow_ops;
         atomic_store(&g.f->n, 0);
@@ -355,11 +361,34 @@ static void test_expensive_frames_come_less_often(void)
         dmo_renderer_stop(g.r);
         uint64_t elapsed = now_ms() - t0;
         int n = frames(g.f);
-        printf("# %d frames in %llu ms at 20 ms of CPU each\n", n, (unsigned long long)elapsed);
-        /* A pause between two frames: ≥ 100 ms even unloaded. */
-        CHECK(elapsed >= 100);
-        CHECK_INT(n, <=, most_frames(elapsed, 100));
+        printf("# budget %u%%: %d frames in %llu ms at 20 ms of CPU each\n", budget, n,
+               (unsigned long long)elapsed);
+        /* A pause between two frames, even unloaded. */
+        CHECK(elapsed >= least_pause_ms);
+        CHECK_INT(n, <=, most_frames(elapsed, (unsigned)least_pause_ms));
         rig_free(&g);
+}
+
+static void test_expensive_frames_come_less_often(void)
+{
+        expensive_frames(15, 100);
+}
+
+static void test_smaller_budget_spaces_expensive_frames_further(void)
+{
+        expensive_frames(5, 350);
+}
+
+/* A share of more than the whole CPU is refused. */
+static void test_budget_above_a_whole_cpu_is_refused(void)
+{
+        struct dmo_progress *p;
+        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
+        struct dmo_renderer *r = NULL;
+        struct dmo_renderer_config cfg = {.progress = p, .cpu_budget_percent = 101};
+        CHECK_INT(dmo_renderer_new(&cfg, &r), ==, -EINVAL);
+        CHECK(r == NULL);
+        dmo_progress_free(p);
 }
 
 static void test_failed_phase_and_detail_make_error_scene(void)
@@ -678,8 +707,10 @@ DMO_TEST_MAIN(
     T(test_first_frame_and_requested_frame_are_full), T(test_wait_for_the_first_frame),
     T(test_frame_rate_is_bounded), T(test_restart_keeps_the_bar_and_repaints_fully_only_on_request),
     T(test_pause_draws_no_final_frame_stop_does), T(test_expensive_frames_come_less_often),
-    T(test_failed_phase_and_detail_make_error_scene), T(test_backspace_requests_abort),
-    T(test_lone_esc_requests_abort_but_arrow_does_not), T(test_r_toggles_reboot_after_in_scene),
+    T(test_smaller_budget_spaces_expensive_frames_further),
+    T(test_budget_above_a_whole_cpu_is_refused), T(test_failed_phase_and_detail_make_error_scene),
+    T(test_backspace_requests_abort), T(test_lone_esc_requests_abort_but_arrow_does_not),
+    T(test_r_toggles_reboot_after_in_scene),
     T(test_password_dialog_takes_keys_shows_bullets_not_abort),
     T(test_password_dialog_esc_cancels_and_wipes), T(test_yes_no_keys_and_timeout_default),
     T(test_dialog_without_keys_or_thread_is_refused),

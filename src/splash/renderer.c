@@ -22,10 +22,14 @@ enum {
         MAX_KEY_EVENTS = 32,
 };
 
-/* The most of one CPU drawing may take: on a slow machine (an emulator, an
- * old netbook) frames come less often instead of slowing the hibernation
- * down. A fast one stays at the frame rate: a progress step costs ~0.1 ms. */
-static const double cpu_budget = 0.15;
+/* The most of one CPU drawing may take (dmo_renderer_config's
+ * cpu_budget_percent): on a slow machine (an emulator, an old netbook)
+ * frames come less often instead of slowing the hibernation down. A fast
+ * one stays at the frame rate: a progress step costs ~0.1 ms. With one CPU
+ * every millisecond drawn is one the hibernation waits (check-vm, one
+ * vCPU: the renderer took 0.24 s of a 2.08 s data phase at 15%), so the
+ * share is smaller there; with more, the codec's threads leave room. */
+enum { CPU_BUDGET_PERCENT = 15, CPU_BUDGET_PERCENT_ONE_CPU = 5 };
 
 /* Time constant of the bar's easing: it covers ~63% of the gap in this time. */
 static const double ease_tau_s = 0.12;
@@ -49,6 +53,7 @@ struct dmo_renderer {
         struct dmo_output *(*replace_lost)(void *ctx, size_t index);
         void *replace_ctx;
         unsigned period_ms;
+        double cpu_budget; /* a fraction of one CPU */
         /* One per key terminal; NULL after its EOF. */
         struct dmo_keys *keys[DMO_RENDERER_MAX_KEYS];
         size_t n_keys;
@@ -88,7 +93,7 @@ static void wake(struct dmo_renderer *r)
 int dmo_renderer_new(const struct dmo_renderer_config *cfg, struct dmo_renderer **out)
 {
         if (!cfg->progress || cfg->n_outputs > DMO_RENDERER_MAX_OUTPUTS || cfg->fps > MAX_FPS ||
-            cfg->n_key_fds > DMO_RENDERER_MAX_KEYS)
+            cfg->n_key_fds > DMO_RENDERER_MAX_KEYS || cfg->cpu_budget_percent > 100)
                 return -EINVAL;
         struct dmo_renderer *r = calloc(1, sizeof(*r));
         if (!r)
@@ -100,6 +105,11 @@ int dmo_renderer_new(const struct dmo_renderer_config *cfg, struct dmo_renderer 
         r->replace_lost = cfg->replace_lost;
         r->replace_ctx = cfg->replace_ctx;
         r->period_ms = 1000u / (cfg->fps ? cfg->fps : DEFAULT_FPS);
+        unsigned budget = cfg->cpu_budget_percent;
+        if (budget == 0)
+                budget = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? CPU_BUDGET_PERCENT
+                                                           : CPU_BUDGET_PERCENT_ONE_CPU;
+        r->cpu_budget = budget / 100.0;
         r->reboot_after = cfg->reboot_after;
         r->first_frame = true;
         r->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -417,7 +427,7 @@ static void *renderer_main(void *arg)
                         /* A frame that cost c ms of CPU is followed by a pause
                          * of at least c (1 - budget) / budget ms. */
                         double cost = thread_cpu_ms() - cpu0;
-                        uint64_t pause = (uint64_t)(cost * (1.0 - cpu_budget) / cpu_budget);
+                        uint64_t pause = (uint64_t)(cost * (1.0 - r->cpu_budget) / r->cpu_budget);
                         next += r->period_ms;
                         if (next <= now)
                                 next = now + r->period_ms;

@@ -31,6 +31,10 @@ struct dmo_renderer_config {
         struct dmo_output *const *outputs; /* opened; at most DMO_RENDERER_MAX_OUTPUTS */
         size_t n_outputs;
         unsigned fps; /* frames per second, 1..240; 0: 60 */
+        /* The most of one CPU drawing may take, in percent (1..100): a
+         * frame that cost c ms is followed by a pause of at least
+         * c (100 - p) / p ms. 0: 15, or 5 when only one CPU is online. */
+        unsigned cpu_budget_percent;
         /* The terminals keys come from, all read alike (-1 entries are
          * skipped): in the initramfs the terminal on stdin may be a serial
          * console while the keyboard types on the VT the screen shows. At
