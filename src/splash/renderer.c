@@ -212,7 +212,9 @@ static void replace_lost_outputs(struct dmo_renderer *r, uint64_t now_ms)
         }
 }
 
-static void draw(struct dmo_renderer *r, uint64_t now_ms, bool final)
+/* Returns whether the frame was a whole repaint (the first, or one asked
+ * for after the devices came back). */
+static bool draw(struct dmo_renderer *r, uint64_t now_ms, bool final)
 {
         bool force = build_scene(r, now_ms, final);
         for (size_t i = 0; i < r->n_outputs; i++) {
@@ -223,6 +225,7 @@ static void draw(struct dmo_renderer *r, uint64_t now_ms, bool final)
         }
         replace_lost_outputs(r, now_ms);
         r->scene.frame_counter++;
+        return force;
 }
 
 static void dialog_finish(struct dialog_state *d, int result)
@@ -417,7 +420,7 @@ static void *renderer_main(void *arg)
                 uint64_t now = dmo_keys_now_ms();
                 if (now >= next) {
                         double cpu0 = thread_cpu_ms();
-                        draw(r, now, false);
+                        bool whole = draw(r, now, false);
                         if (!r->first_drawn) {
                                 pthread_mutex_lock(&r->lock);
                                 r->first_drawn = true;
@@ -425,8 +428,11 @@ static void *renderer_main(void *arg)
                                 pthread_mutex_unlock(&r->lock);
                         }
                         /* A frame that cost c ms of CPU is followed by a pause
-                         * of at least c (1 - budget) / budget ms. */
-                        double cost = thread_cpu_ms() - cpu0;
+                         * of at least c (1 - budget) / budget ms. A whole
+                         * repaint happens once (and after a resume of the
+                         * devices): at 5% its pause would keep the next
+                         * progress off the screen for seconds. */
+                        double cost = whole ? 0 : thread_cpu_ms() - cpu0;
                         uint64_t pause = (uint64_t)(cost * (1.0 - r->cpu_budget) / r->cpu_budget);
                         next += r->period_ms;
                         if (next <= now)
