@@ -97,7 +97,10 @@ struct dmo_engine_hooks {
          * the display included, so nothing may draw until devices_thawed. */
         void (*before_snapshot)(void *ctx);
         /* The kernel froze and thawed the devices (after create_image): the
-         * screen must be redrawn in full. Called on the engine's thread. */
+         * screen must be redrawn in full. Called on the engine's thread. In
+         * the restored system it comes once user space is thawed, in place
+         * of after_freeze (the splash is not running then: it stopped for
+         * the snapshot). */
         void (*devices_thawed)(void *ctx);
         /* Resume: the image is loaded and its signature cleared; the restore
          * (freeze, then the jump into the saved kernel) comes next. The last
