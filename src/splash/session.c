@@ -505,8 +505,10 @@ void dmo_splash_session_devices_thawed(void *session)
                 return;
         dmo_renderer_force_full(s->renderer);
         /* Stopped for the snapshot (hibernate), running (resume): start() says
-         * -EBUSY when it already runs. The thread is created by the freezing
-         * thread, so it is exempt from the freezer like its parent. */
+         * -EBUSY when it already runs. Created by the freezing thread while
+         * user space is frozen, the thread is exempt from the freezer like its
+         * parent; in the restored system this comes after the thaw, and it is
+         * an ordinary thread. */
         int r = dmo_renderer_start(s->renderer);
         if (r < 0 && r != -EBUSY)
                 report(s, DMO_SPLASH_NOTE, "%s",
