@@ -126,16 +126,33 @@ static int dev_pref_image_size(struct dmo_snapshot *s, uint64_t bytes)
         return xioctl(to_dev(s), SNAPSHOT_PREF_IMAGE_SIZE, (unsigned long)bytes);
 }
 
+static int read_small(const char *root, const char *rel, char *buf, size_t len)
+{
+        char path[4096];
+        if (!root || strcmp(root, "/") == 0)
+                root = "";
+        if ((size_t)snprintf(path, sizeof(path), "%s%s", root, rel) >= sizeof(path))
+                return -ENAMETOOLONG;
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = read(fd, buf, len - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        return 0;
+}
+
 static int dev_get_pref_image_size(struct dmo_snapshot *s, uint64_t *bytes)
 {
         (void)s;
-        FILE *f = fopen("/sys/power/image_size", "re");
-        if (!f)
-                return -errno;
-        unsigned long long v;
-        int n = fscanf(f, "%llu", &v);
-        fclose(f);
-        if (n != 1)
+        char buf[32], *end;
+        int r = read_small(NULL, "/sys/power/image_size", buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        errno = 0;
+        unsigned long long v = strtoull(buf, &end, 10);
+        if (end == buf || errno || (*end && *end != '\n'))
                 return -EINVAL;
         *bytes = v;
         return 0;
@@ -413,23 +430,6 @@ int dmo_snapshot_open_dev(const char *path, enum dmo_snapshot_mode mode, struct 
         d->page_size = (size_t)sysconf(_SC_PAGESIZE);
         d->fd = dmo_steal_fd(fd);
         *out = &d->base;
-        return 0;
-}
-
-static int read_small(const char *root, const char *rel, char *buf, size_t len)
-{
-        char path[4096];
-        if (!root || strcmp(root, "/") == 0)
-                root = "";
-        if ((size_t)snprintf(path, sizeof(path), "%s%s", root, rel) >= sizeof(path))
-                return -ENAMETOOLONG;
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        ssize_t n = read(fd, buf, len - 1);
-        if (n < 0)
-                return -errno;
-        buf[n] = '\0';
         return 0;
 }
 
