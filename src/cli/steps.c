@@ -90,12 +90,11 @@ static bool thread_cpu(const char *tid, char name[16], double *seconds)
                 n = 15;
         memcpy(name, open_ + 1, n);
         name[n] = '\0';
-        /* After the comm: state is field 3, utime 14, stime 15. */
-        const char *f = close_ + 1;
-        for (int field = 3; field < 14 && f; field++)
-                f = strchr(f + 1, ' ');
+        /* After the comm, as util/timing.c reads it: state is field 3,
+         * utime 14, stime 15. */
         unsigned long long user, sys;
-        if (!f || sscanf(f, " %llu %llu", &user, &sys) != 2)
+        if (sscanf(close_ + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &user,
+                   &sys) != 2)
                 return false;
         long tick = sysconf(_SC_CLK_TCK);
         *seconds = (double)(user + sys) / (double)(tick > 0 ? tick : 100);

@@ -337,12 +337,12 @@ static bool image_size_to_ask(const struct hibernation *h, uint64_t *ask)
          * well under 1% of the data. */
         uint64_t reserve = 2ull * h->id.page_size + h->avail_swap / 128;
         uint64_t usable = h->avail_swap > reserve ? h->avail_swap - reserve : 0;
-        uint64_t own = 0;
-        if (dmo_self_resident_bytes(&own) < 0)
-                own = 0;
         uint64_t want = h->kernel_pref;
         if (want == 0) /* "as small as possible" stays so */
                 return false;
+        uint64_t own = 0;
+        if (dmo_self_resident_bytes(&own) < 0)
+                own = 0;
         want = want > UINT64_MAX - own ? UINT64_MAX : want + own;
         if (want > usable)
                 /* 0 would mean "as small as possible" to the kernel: ask
