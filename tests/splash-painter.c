@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <cairo.h>
+#include <malloc.h>
 #include <libintl.h>
 #include <locale.h>
 
@@ -294,6 +295,61 @@ static void test_backdrop_matches_the_painted_background(void)
         dmo_theme_free(t);
 }
 
+static size_t heap_in_use(void)
+{
+        struct mallinfo2 mi = mallinfo2();
+        return mi.uordblks + mi.hblkhd;
+}
+
+/* A colour or gradient background is drawn from the theme's rows where a
+ * frame needs it: the painter keeps no screen-sized copy of it (that copy
+ * is locked memory saved in every image), and a damaged rectangle gets its
+ * background back even over a buffer holding something else. */
+static void test_gradient_background_needs_no_screen_copy(void)
+{
+        static const char *const row_bg[] = {"default", "minimal"};
+        for (size_t ti = 0; ti < DMO_ARRAY_SIZE(row_bg); ti++) {
+                struct dmo_theme *t = load(row_bg[ti]);
+                REQUIRE(t);
+                const int w = 1920, h = 1080;
+                size_t before = heap_in_use();
+                struct dmo_painter *p = NULL;
+                REQUIRE(dmo_painter_new(t, w, h, 1, 0, &p) == 0);
+                size_t grown = heap_in_use() - before;
+                printf("# %s: the painter holds %zu KiB at %dx%d\n", row_bg[ti], grown / 1024, w,
+                       h);
+                CHECK_INT((long)grown, <, (long)w * h * 4);
+
+                struct frame full = frame_new(w, h), was = frame_new(w, h), inc = frame_new(w, h);
+                struct dmo_scene sc;
+                dmo_preview_scene(DMO_SCENE_HIBERNATE, 0.3, 0, &sc);
+                REQUIRE(dmo_painter_paint(p, was.px, was.stride, &sc, true, NULL, 0, NULL) == 0);
+                /* The next frame goes into a buffer full of something else. */
+                memset(inc.px, 0x5a, (size_t)inc.h * inc.stride);
+                sc.bar_fraction = 0.6;
+                snprintf(sc.progress.message, sizeof(sc.progress.message), "%s", "Another step");
+                struct dmo_rect d[8];
+                unsigned n = 0;
+                REQUIRE(dmo_painter_paint(p, inc.px, inc.stride, &sc, false, d, 8, &n) == 0);
+                CHECK_INT(n, >=, 1);
+                REQUIRE(dmo_painter_paint(p, full.px, full.stride, &sc, true, NULL, 0, NULL) == 0);
+                long differ = 0;
+                for (unsigned i = 0; i < n; i++) {
+                        CHECK_INT((long)d[i].w * d[i].h, <, (long)w * h / 4);
+                        for (int y = d[i].y; y < d[i].y + d[i].h; y++)
+                                for (int x = d[i].x; x < d[i].x + d[i].w; x++)
+                                        differ += (px(&inc, x, y) & 0xffffff) !=
+                                                  (px(&full, x, y) & 0xffffff);
+                }
+                CHECK_INT(differ, ==, 0);
+                free(full.px);
+                free(was.px);
+                free(inc.px);
+                dmo_painter_free(p);
+                dmo_theme_free(t);
+        }
+}
+
 static void test_minimal_theme_draws_no_title(void)
 {
         struct dmo_theme *t = load("minimal");
@@ -560,7 +616,8 @@ DMO_TEST_MAIN(T(test_bar_filled_width_matches_progress),
               T(test_bar_never_shows_fewer_pixels_for_more_progress),
               T(test_long_strings_stay_inside_their_boxes_and_the_screen),
               T(test_title_is_drawn_in_its_box_for_every_mode),
-              T(test_backdrop_matches_the_painted_background), T(test_minimal_theme_draws_no_title),
+              T(test_backdrop_matches_the_painted_background),
+              T(test_gradient_background_needs_no_screen_copy), T(test_minimal_theme_draws_no_title),
               T(test_rtl_message_is_right_aligned_and_ltr_left_aligned),
               T(test_damage_covers_only_what_changed), T(test_png_output_writes_a_frame_per_change),
               T(test_png_output_rejects_bad_arguments),

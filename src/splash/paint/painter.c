@@ -69,7 +69,9 @@ struct dmo_painter {
         struct dmo_shaper shaper;
         struct dmo_line line[L_COUNT];
 
-        cairo_surface_t *base;       /* background when it is not a plain colour */
+        /* The background image, or the background with the firmware's logo
+         * (NULL: a colour or gradient, drawn from its rows). */
+        cairo_surface_t *base;
         cairo_surface_t *base_plain; /* the same without the firmware logo (NULL: none) */
         cairo_surface_t *logo;       /* scaled to its drawn size */
         cairo_surface_t *mode_logo[DMO_SCENE_KINDS]; /* a mode's own, in the same box */
@@ -201,34 +203,47 @@ static void set_rgba(cairo_t *cr, const struct dmo_rgba *c)
 }
 
 /* The colour or gradient, row by row as the backdrop has them
- * (dmo_backdrop_row), into the base surface (RGB24, p->w × p->h): the
+ * (dmo_backdrop_row), into the rectangle r of s (RGB24, p->w × p->h): the
  * complete frame continues the backdrop's very pixels, and a row is one
  * colour copied along it, where cairo's gradient (one linear pattern
  * evaluated per pixel by pixman) was the single largest step of
  * dmo_painter_new under emulation. */
-static void fill_background(const struct dmo_painter *p, cairo_surface_t *s)
+static void fill_background(const struct dmo_painter *p, cairo_surface_t *s, struct dmo_rect r)
 {
         cairo_surface_flush(s);
         uint8_t *px = cairo_image_surface_get_data(s);
         size_t stride = (size_t)cairo_image_surface_get_stride(s);
-        for (int y = 0; y < p->h; y++) {
-                uint32_t *row = (uint32_t *)(px + (size_t)y * stride);
+        for (int y = r.y; y < r.y + r.h; y++) {
+                uint32_t *row = (uint32_t *)(px + (size_t)y * stride) + r.x;
                 uint32_t c = 0xff000000u | dmo_backdrop_row(p->t, y, p->h);
-                if (y > 0 && row[-(ptrdiff_t)(stride / 4)] == c) {
-                        memcpy(row, px + (size_t)(y - 1) * stride, (size_t)p->w * 4);
+                if (y > r.y && row[-(ptrdiff_t)(stride / 4)] == c) {
+                        memcpy(row, row - stride / 4, (size_t)r.w * 4);
                         continue;
                 }
-                for (int x = 0; x < p->w; x++)
+                for (int x = 0; x < r.w; x++)
                         row[x] = c;
         }
-        cairo_surface_mark_dirty(s);
+        cairo_surface_mark_dirty_rectangle(s, r.x, r.y, r.w, r.h);
+}
+
+/* A colour or gradient background under the clip of cr, straight from the
+ * theme's rows: it needs no full-screen copy of itself (4 MiB at 1280×800,
+ * 8 MiB at 1080p, locked and saved in the image with the rest of dormouse). */
+static void fill_background_clip(const struct dmo_painter *p, cairo_t *cr)
+{
+        double x1, y1, x2, y2;
+        cairo_clip_extents(cr, &x1, &y1, &x2, &y2);
+        int l = (int)fmax(floor(x1), 0), t = (int)fmax(floor(y1), 0);
+        int r = (int)fmin(ceil(x2), p->w), b = (int)fmin(ceil(y2), p->h);
+        if (r > l && b > t)
+                fill_background(p, cairo_get_target(cr), (struct dmo_rect){l, t, r - l, b - t});
 }
 
 static void draw_background_full(const struct dmo_painter *p, cairo_t *cr)
 {
         const struct dmo_theme *t = p->t;
         cairo_save(cr);
-        fill_background(p, cairo_get_target(cr));
+        fill_background(p, cairo_get_target(cr), (struct dmo_rect){0, 0, p->w, p->h});
         double is;
         cairo_surface_t *img = dmo_theme_image_pick(&t->bg_image, p->scale, &is);
         if (t->bg_kind == DMO_BG_IMAGE && img) {
@@ -580,8 +595,12 @@ static int prepare_images(struct dmo_painter *p)
         const struct dmo_theme *t = p->t;
         double is;
 
+        /* A colour or gradient is drawn from its rows where it is needed
+         * (fill_background_clip); a background image or the firmware's logo
+         * is drawn once into a surface of the screen's size. */
         bool fw = p->box_shown[DMO_BOX_FIRMWARE_LOGO];
-        if (t->bg_kind != DMO_BG_COLOR || fw) {
+        bool image = t->bg_kind == DMO_BG_IMAGE;
+        if (image || fw) {
                 p->base = cairo_image_surface_create(CAIRO_FORMAT_RGB24, p->w, p->h);
                 if (cairo_surface_status(p->base))
                         return -ENOMEM;
@@ -591,7 +610,7 @@ static int prepare_images(struct dmo_painter *p)
                         draw_firmware_logo(p, cr);
                 cairo_destroy(cr);
         }
-        if (fw && t->bg_kind != DMO_BG_COLOR) {
+        if (fw && image) {
                 p->base_plain = cairo_image_surface_create(CAIRO_FORMAT_RGB24, p->w, p->h);
                 if (cairo_surface_status(p->base_plain))
                         return -ENOMEM;
@@ -1226,8 +1245,7 @@ static void draw_all(struct dmo_painter *p, cairo_t *cr, const struct dmo_scene 
                 cairo_paint(cr);
                 cairo_set_operator(cr, CAIRO_OPERATOR_OVER);
         } else {
-                cairo_set_source_rgb(cr, t->bg_color.r, t->bg_color.g, t->bg_color.b);
-                cairo_paint(cr);
+                fill_background_clip(p, cr);
         }
         cairo_surface_t *logo = p->mode_logo[sc->kind] ? p->mode_logo[sc->kind] : p->logo;
         if (logo && m->show_logo) {
