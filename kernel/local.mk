@@ -8,7 +8,8 @@ kernel_libdmo_kernel_a_SOURCES = kernel/snapshot.h \
 	kernel/sim_pages.c kernel/sim_pages.h \
 	kernel/sim_kernel.c kernel/sim_kernel.h \
 	kernel/cmdline.c kernel/cmdline.h \
-	kernel/boot_stage.c kernel/boot_stage.h
+	kernel/boot_stage.c kernel/boot_stage.h \
+	kernel/zoneinfo.c kernel/zoneinfo.h
 
 DMO_KERNEL_TEST_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
 
@@ -43,3 +44,8 @@ check_PROGRAMS += tests/kernel-cmdline.test
 TESTS += tests/kernel-cmdline.test
 tests_kernel_cmdline_test_SOURCES = tests/kernel-cmdline.c
 tests_kernel_cmdline_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
+
+check_PROGRAMS += tests/kernel-zoneinfo.test
+TESTS += tests/kernel-zoneinfo.test
+tests_kernel_zoneinfo_test_SOURCES = tests/kernel-zoneinfo.c
+tests_kernel_zoneinfo_test_LDADD = $(DMO_KERNEL_TEST_LDADD)

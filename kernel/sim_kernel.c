@@ -518,6 +518,7 @@ static const struct dmo_snapshot_ops sim_ops = {
     .shutdown = sim_shutdown,
     .open_target = sim_open_target,
     .memory_bytes = sim_memory_bytes,
+    .max_image_bytes = sim_memory_bytes,
     .free_memory_bytes = sim_free_memory_bytes,
     .check_boot_stage = sim_check_boot_stage,
     .identity = sim_identity,

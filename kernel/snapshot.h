@@ -158,9 +158,15 @@ struct dmo_snapshot_ops {
          * says yes), another negative errno when it cannot tell. */
         int (*check_boot_stage)(struct dmo_snapshot *s, const struct dmo_swap_target *t,
                                 enum dmo_live_reason *reason);
-        /* The most bytes an image can have, known before the snapshot: the
-         * machine's memory. */
+        /* The machine's memory (the kernel's default image size is 2/5 of it). */
         int (*memory_bytes)(struct dmo_snapshot *s, uint64_t *bytes);
+        /* The most bytes the image read from the kernel can have, known
+         * before the snapshot, for buffers that must never grow after it:
+         * the real kernel's is half the page frames of its memory zones and
+         * their page frame lists (kernel/zoneinfo.h), or the whole memory
+         * where /proc/zoneinfo cannot be read; the simulated kernel's is its
+         * memory. */
+        int (*max_image_bytes)(struct dmo_snapshot *s, uint64_t *bytes);
         /* Memory free now, for buffers of this process's own (the resume's
          * read-ahead while a passphrase is asked for). */
         int (*free_memory_bytes)(struct dmo_snapshot *s, uint64_t *bytes);

@@ -15,6 +15,7 @@
 
 #include "kernel/blockdev.h"
 #include "kernel/boot_stage.h"
+#include "kernel/zoneinfo.h"
 #include "util/cleanup.h"
 
 _Static_assert(sizeof(struct resume_swap_area) == 12, "resume_swap_area is packed, 12 bytes");
@@ -329,6 +330,17 @@ static int dev_memory_bytes(struct dmo_snapshot *s, uint64_t *bytes)
         return 0;
 }
 
+static int dev_max_image_bytes(struct dmo_snapshot *s, uint64_t *bytes)
+{
+        uint64_t present;
+        long ps = sysconf(_SC_PAGESIZE);
+        if (ps > 0 && dmo_zoneinfo_present_pages("/proc/zoneinfo", &present) == 0) {
+                *bytes = dmo_zoneinfo_max_image_pages(present, (uint32_t)ps) * (uint64_t)ps;
+                return 0;
+        }
+        return dev_memory_bytes(s, bytes);
+}
+
 int dmo_snapshot_free_memory(uint64_t *bytes)
 {
         struct sysinfo si;
@@ -396,6 +408,7 @@ static const struct dmo_snapshot_ops dev_ops = {
     .shutdown = dev_shutdown,
     .open_target = dev_open_target,
     .memory_bytes = dev_memory_bytes,
+    .max_image_bytes = dev_max_image_bytes,
     .free_memory_bytes = dev_free_memory_bytes,
     .check_boot_stage = dev_check_boot_stage,
     .identity = dev_identity,

@@ -119,6 +119,7 @@ WRAP(free_image, (struct dmo_snapshot * s), (r->inner))
 WRAP(platform_support, (struct dmo_snapshot * s, bool on), (r->inner, on))
 WRAP(identity, (struct dmo_snapshot * s, struct dmo_kernel_identity *id), (r->inner, id))
 WRAP(memory_bytes, (struct dmo_snapshot * s, uint64_t *b), (r->inner, b))
+WRAP(max_image_bytes, (struct dmo_snapshot * s, uint64_t *b), (r->inner, b))
 WRAP(free_memory_bytes, (struct dmo_snapshot * s, uint64_t *b), (r->inner, b))
 WRAP(check_boot_stage,
      (struct dmo_snapshot * s, const struct dmo_swap_target *t, enum dmo_live_reason *why),
@@ -210,6 +211,7 @@ static const struct dmo_snapshot_ops rec_ops = {
     .shutdown = rec_shutdown,
     .open_target = rec_open_target,
     .memory_bytes = rec_memory_bytes,
+    .max_image_bytes = rec_max_image_bytes,
     .free_memory_bytes = rec_free_memory_bytes,
     .check_boot_stage = rec_check_boot_stage,
     .identity = rec_identity,
@@ -385,7 +387,7 @@ static void hibernate_calls_the_kernel_in_order(void)
         static const char prefix[] =
             "open_target identity set_swap_area avail_swap get_pref_image_size [before_freeze] "
             "freeze "
-            "[after_freeze] memory_bytes pref_image_size [before_snapshot] create_image "
+            "[after_freeze] max_image_bytes pref_image_size [before_snapshot] create_image "
             "[devices_thawed] get_image_size read_image alloc_swap_page read_image";
         static const char suffix[] = "alloc_swap_page [stats_ready] shutdown(platform)";
         size_t len = strlen(r.log);
@@ -401,9 +403,9 @@ static void hibernate_calls_the_kernel_in_order(void)
 static void every_failing_kernel_call_leaves_a_thawed_system_and_plain_swap(void)
 {
         static const char *const ops[] = {
-            "open_target",    "identity",     "set_swap_area",   "avail_swap",
-            "freeze",         "memory_bytes", "pref_image_size", "create_image",
-            "get_image_size", "read_image",   "alloc_swap_page",
+            "open_target",    "identity",        "set_swap_area",   "avail_swap",
+            "freeze",         "max_image_bytes", "pref_image_size", "create_image",
+            "get_image_size", "read_image",      "alloc_swap_page",
         };
         for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
                 struct recorder r;

@@ -210,11 +210,11 @@ static int alloc_swap_slot(void *ctx, uint64_t *byte_offset)
 }
 
 /* An upper bound for the image's page count, known before the snapshot:
- * the kernel cannot copy more memory than there is. */
+ * the writer's extent list is sized for it and never grows after. */
 static int max_image_pages(struct dmo_snapshot *snap, uint32_t page_size, uint64_t *pages)
 {
         uint64_t bytes = 0;
-        int r = snap->ops->memory_bytes(snap, &bytes);
+        int r = snap->ops->max_image_bytes(snap, &bytes);
         if (r < 0)
                 return r;
         *pages = bytes / page_size ? bytes / page_size : 1;
