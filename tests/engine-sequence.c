@@ -47,6 +47,11 @@ struct recorder {
         uint64_t writes_at_shutdown;
         const char *swap_path;
         uint32_t ps;
+        /* From the second avail_swap call on (after the snapshot), say
+         * this much is free. */
+        bool avail_later_set;
+        uint64_t avail_later;
+        unsigned avail_calls;
         uint64_t prefs[4]; /* what pref_image_size was given, in order */
         unsigned nprefs;
 };
@@ -113,7 +118,19 @@ WRAP(create_image, (struct dmo_snapshot * s, int *in_suspend), (r->inner, in_sus
 WRAP(get_image_size, (struct dmo_snapshot * s, uint64_t *b), (r->inner, b))
 WRAP(alloc_swap_page, (struct dmo_snapshot * s, uint64_t *off), (r->inner, off))
 WRAP(free_swap_pages, (struct dmo_snapshot * s), (r->inner))
-WRAP(avail_swap, (struct dmo_snapshot * s, uint64_t *b), (r->inner, b))
+static int rec_avail_swap(struct dmo_snapshot *s, uint64_t *b)
+{
+        struct recorder *r = rec_of(s);
+        note(r, "avail_swap");
+        int e = injected(r, "avail_swap");
+        if (e)
+                return e;
+        if (++r->avail_calls > 1 && r->avail_later_set) {
+                *b = r->avail_later;
+                return 0;
+        }
+        return r->inner->ops->avail_swap(r->inner, b);
+}
 WRAP(atomic_restore, (struct dmo_snapshot * s), (r->inner))
 WRAP(free_image, (struct dmo_snapshot * s), (r->inner))
 WRAP(platform_support, (struct dmo_snapshot * s, bool on), (r->inner, on))
@@ -388,7 +405,7 @@ static void hibernate_calls_the_kernel_in_order(void)
             "open_target identity set_swap_area avail_swap get_pref_image_size [before_freeze] "
             "freeze "
             "[after_freeze] max_image_bytes pref_image_size [before_snapshot] create_image "
-            "[devices_thawed] get_image_size read_image alloc_swap_page read_image";
+            "[devices_thawed] get_image_size avail_swap read_image alloc_swap_page read_image";
         static const char suffix[] = "alloc_swap_page [stats_ready] shutdown(platform)";
         size_t len = strlen(r.log);
         CHECK(strncmp(r.log, prefix, strlen(prefix)) == 0);
@@ -793,6 +810,45 @@ static void unreadable_preference_counts_as_the_kernels_default(void)
         recorder_release(&r, plan);
 }
 
+/* After the snapshot the engine asks again what the swap area has free:
+ * the writer may store chunks uncompressed only when the whole image fits
+ * that way, with its chunk headers, map and reserve. A failing question
+ * keeps compression on and the hibernation goes on. */
+static void storing_uncompressed_needs_room_for_the_whole_image(void)
+{
+        static const struct {
+                const char *what;
+                int later; /* 0: as the area is; 1: exactly the image; 2: the question fails */
+                bool allowed;
+        } cases[] = {
+            {"a swap area four times the image", 0, true},
+            {"room for the pages alone", 1, false},
+            {"free space unknown", 2, false},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct recorder r;
+                struct dmo_fault_plan *plan;
+                struct dmo_hibernate_result res;
+                REQUIRE(fresh_swap());
+                REQUIRE(recorder_init(&r, DMO_SNAPSHOT_HIBERNATE, NULL, &plan) == 0);
+                if (cases[i].later == 1) {
+                        r.avail_later_set = true;
+                        r.avail_later = (uint64_t)SIM_PAGES * r.ps;
+                } else if (cases[i].later == 2) {
+                        r.fail_op = "avail_swap";
+                        r.fail_nth = 2;
+                        r.fail_err = -EIO;
+                }
+                CHECK_INT(hibernate(&r, DMO_SHUTDOWN_PLATFORM, &res), ==, 0);
+                printf("# %s: store %s\n", cases[i].what,
+                       res.store_allowed ? "allowed" : "not allowed");
+                CHECK_INT(res.outcome, ==, DMO_HIBERNATE_POWERED_OFF);
+                CHECK(res.store_allowed == cases[i].allowed);
+                CHECK_INT(probe_swap(), ==, 0);
+                recorder_release(&r, plan);
+        }
+}
+
 DMO_TEST_MAIN(T(hibernate_calls_the_kernel_in_order),
               T(every_failing_kernel_call_leaves_a_thawed_system_and_plain_swap),
               T(abort_at_every_hook_unwinds), T(waking_from_ram_removes_the_image_before_the_thaw),
@@ -808,4 +864,5 @@ DMO_TEST_MAIN(T(hibernate_calls_the_kernel_in_order),
               T(unset_image_size_asks_for_the_kernels_preference_plus_dormouse),
               T(kernels_smallest_image_preference_is_left_alone),
               T(image_size_asked_fits_the_swap_area_uncompressed),
+              T(storing_uncompressed_needs_room_for_the_whole_image),
               T(unreadable_preference_counts_as_the_kernels_default))

@@ -44,7 +44,9 @@ static void test_a_ceiling_of_one_never_moves(void)
 }
 
 /* Chunks encoded at speed 8 are larger (LZ4 looks for fewer matches) and
- * decode to the same pages; speed 0 goes back to the level's own. */
+ * decode to the same pages; DMO_CODEC_SPEED_STORE keeps every non-zero page
+ * as it is (no chunk compressed, the zero pages still left out) and decodes
+ * the same; speed 0 goes back to the level's own. */
 static void test_the_speed_hint_changes_size_not_content(void)
 {
         enum { PS = 4096, CP = 64, N = 16 };
@@ -61,9 +63,16 @@ static void test_the_speed_hint_changes_size_not_content(void)
         uint8_t *src = malloc((size_t)N * CP * PS);
         REQUIRE(src);
         dmo_td_fill_mix(src, (size_t)N * CP, PS, 5);
-        const unsigned speeds[] = {0, 8, 0};
-        size_t stored[3] = {0};
-        for (unsigned s = 0; s < 3; s++) {
+        const unsigned speeds[] = {0, 8, DMO_CODEC_SPEED_STORE, 0};
+        size_t stored[4] = {0}, compressed[4] = {0}, nonzero = 0;
+        for (size_t i = 0; i < (size_t)N * CP; i++) {
+                const uint8_t *pg = src + i * PS;
+                bool zero = true;
+                for (size_t b = 0; b < PS && zero; b++)
+                        zero = pg[b] == 0;
+                nonzero += !zero;
+        }
+        for (unsigned s = 0; s < 4; s++) {
                 dmo_codec_set_speed(enc, speeds[s]);
                 for (unsigned i = 0; i < N; i++) {
                         struct dmo_chunk *c, *d;
@@ -73,6 +82,7 @@ static void test_the_speed_hint_changes_size_not_content(void)
                         REQUIRE(dmo_codec_submit(enc, c) == 0);
                         REQUIRE(dmo_codec_collect(enc, &c, true) == 0);
                         stored[s] += c->payload_len;
+                        compressed[s] += (c->flags & DMO_CHUNK_COMPRESSED) != 0;
                         REQUIRE(dmo_codec_acquire(dec, &d) == 0);
                         dmo_test_chunk_for_decode(d, c, c->stored);
                         dmo_codec_release(enc, c);
@@ -83,10 +93,14 @@ static void test_the_speed_hint_changes_size_not_content(void)
                         dmo_codec_release(dec, d);
                 }
         }
-        printf("# stored: speed 0 %zu, speed 8 %zu, speed 0 again %zu bytes\n", stored[0],
-               stored[1], stored[2]);
+        printf("# stored: speed 0 %zu, speed 8 %zu, store %zu, speed 0 again %zu bytes\n",
+               stored[0], stored[1], stored[2], stored[3]);
         CHECK(stored[1] > stored[0]);
-        CHECK_INT(stored[2], ==, stored[0]);
+        CHECK_INT(compressed[0], >, 0);
+        CHECK_INT(compressed[2], ==, 0);
+        CHECK_INT(stored[2], ==, nonzero * PS);
+        CHECK(nonzero < (size_t)N * CP); /* the mix has zero pages to leave out */
+        CHECK_INT(stored[3], ==, stored[0]);
         free(src);
         dmo_codec_free(enc);
         dmo_codec_free(dec);

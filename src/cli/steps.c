@@ -193,11 +193,13 @@ void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *s)
                     "dormouse: timing: data phase %.3f s: reading the kernel %.3f s (%llu calls), "
                     "storing "
                     "%.3f s (%llu slot allocations %.3f s, %llu writes %.3f s, waiting for "
-                    "the codec %.3f s, compressor speed %.1f); process CPU user %.3f s, system "
-                    "%.3f s; %s\n",
+                    "the codec %.3f s, compressor speed %.1f, %llu of %llu chunks stored "
+                    "uncompressed); process CPU user %.3f s, system %.3f s; %s\n",
                     s->data_s, p->kernel_io_s, (unsigned long long)p->kernel_calls, p->image_s,
                     (unsigned long long)p->allocs, p->alloc_s, (unsigned long long)p->writes,
-                    p->write_s, p->codec_wait_s, p->mean_speed, p->cpu_user_s, p->cpu_sys_s,
+                    p->write_s, p->codec_wait_s, p->mean_speed,
+                    (unsigned long long)p->stored_chunks, (unsigned long long)p->chunks,
+                    p->cpu_user_s, p->cpu_sys_s,
                     p->direct_io ? "direct I/O" : "through the page cache");
         else
                 fprintf(stderr,

@@ -74,14 +74,16 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
                         nz++;
         }
         const size_t nz_bytes = nz * ps;
-        const bool raw_only = k->ops->algo == DMO_COMPRESS_NONE;
+        /* Stored as they are: no compressor, or the writer's pace says the
+         * disk waits for the compressor even at its fastest. */
+        const bool store = k->ops->algo == DMO_COMPRESS_NONE || k->speed == DMO_CODEC_SPEED_STORE;
 
         /* The compressor wants its input contiguous: gather the non-zero
-         * pages unless there are no holes. Raw output is gathered straight
-         * into the payload. */
+         * pages unless there are no holes. Stored pages are gathered
+         * straight into the payload. */
         const uint8_t *src = ch->pages;
         if (zero_map && nz) {
-                uint8_t *dst = raw_only ? ch->payload : k->gather;
+                uint8_t *dst = store ? ch->payload : k->gather;
                 size_t j = 0;
                 for (uint32_t i = 0; i < n; i++)
                         if (!(zero_map & (UINT64_C(1) << i)))
@@ -91,7 +93,7 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
 
         size_t len = 0;
         uint32_t flags = 0;
-        if (nz && !raw_only && !looks_incompressible(k, src, nz_bytes, ch->payload)) {
+        if (nz && !store && !looks_incompressible(k, src, nz_bytes, ch->payload)) {
                 /* A capacity one byte short of the input makes the compressor
                  * give up as soon as compression stops paying. */
                 len = k->ops->compress(k->ctx, src, nz_bytes, ch->payload, nz_bytes - 1, k->speed);

@@ -30,6 +30,7 @@
 #ifndef DMO_CODEC_H
 #define DMO_CODEC_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,9 +131,11 @@ int dmo_codec_encode_one(struct dmo_codec *c, struct dmo_chunk *chunk);
 /* Encode: chunks submitted from now on compress at least this fast; any
  * thread may call it. For LZ4 the speed is a floor for the acceleration
  * (the level's own when larger; 0 and 1 change nothing); other algorithms
- * ignore it. Only the stored size and the time change: every chunk decodes
- * the same way. */
+ * ignore it. DMO_CODEC_SPEED_STORE stores the non-zero pages as they are,
+ * with any algorithm (the checksums and encryption stay). Only the stored
+ * size and the time change: every chunk decodes the same way. */
 void dmo_codec_set_speed(struct dmo_codec *c, unsigned speed);
+#define DMO_CODEC_SPEED_STORE UINT_MAX
 int dmo_codec_decode_one(struct dmo_codec *c, struct dmo_chunk *chunk);
 
 /* 0 when an encoder of algo accepts level (the levels an image can be made

@@ -403,6 +403,29 @@ static int snapshot(struct hibernation *h, int *in_suspend)
         return 0;
 }
 
+/* Whether the swap area, as it is now, holds this image uncompressed: then
+ * the writer may store chunks as they are while the disk still waits for
+ * LZ4 at its fastest (a fast disk, few cores). Asked again after the
+ * snapshot: reclaim inside CREATE_IMAGE may have swapped pages out to this
+ * very area. The room counted: every page, a chunk header (and tag) per
+ * chunk, a map page per extent entries' worth of single pages, the header,
+ * and the reserve image_size_to_ask keeps. */
+static bool swap_holds_image_uncompressed(struct hibernation *h, uint64_t image_bytes)
+{
+        uint64_t avail = 0;
+        if (h->snap->ops->avail_swap(h->snap, &avail) < 0)
+                return false;
+        const uint64_t ps = h->id.page_size;
+        const uint64_t pages = image_bytes / ps + 1;
+        const uint64_t chunk_pages =
+            h->cfg->chunk_pages ? h->cfg->chunk_pages : DMO_CHUNK_MAX_PAGES;
+        const uint64_t chunks = pages / chunk_pages + 1;
+        const uint64_t stream = pages * ps + chunks * (DMO_CHUNK_HEADER_LEN + DMO_CRYPTO_TAG_LEN);
+        const uint64_t map = (dmo_map_pages_for(stream / ps + 1, (uint32_t)ps) + 1) * ps;
+        const uint64_t reserve = 2 * ps + avail / 128;
+        return avail > reserve && stream + map <= avail - reserve;
+}
+
 static int write_data(struct hibernation *h)
 {
         const struct dmo_hibernate_config *cfg = h->cfg;
@@ -417,6 +440,8 @@ static int write_data(struct hibernation *h)
                 return fail(h->res, DMO_STEP_READ_KERNEL, r);
         uint64_t total = image_bytes / page_size;
         h->res->image_bytes = image_bytes;
+        h->res->store_allowed = swap_holds_image_uncompressed(h, image_bytes);
+        dmo_image_writer_allow_store(h->writer, h->res->store_allowed);
         account_cpu(h->prof, -1);
         dmo_progress_set_total(cfg->progress, total);
         dmo_progress_set_phase(cfg->progress, DMO_PHASE_WRITE);
@@ -495,6 +520,8 @@ static int seal(struct hibernation *h, struct timer *t)
                 h->prof->write_s = (double)ir.io_ns / 1e9;
                 h->prof->codec_wait_s = (double)ir.wait_ns / 1e9;
                 h->prof->mean_speed = ir.mean_speed;
+                h->prof->chunks = ir.chunk_count;
+                h->prof->stored_chunks = ir.stored_chunks;
         }
         if (cfg->hooks.stats_ready)
                 cfg->hooks.stats_ready(cfg->hooks.ctx, &h->res->stats);

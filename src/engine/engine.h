@@ -174,8 +174,9 @@ struct dmo_engine_profile {
          * the data or load phase: against the phase's wall time it says
          * whether the CPUs or the waits (disk, kernel) set the pace. */
         double cpu_user_s, cpu_sys_s;
-        bool direct_io;    /* the image's transfers bypassed the page cache */
-        double mean_speed; /* hibernate: the compressor's mean speed (image/pace.h) */
+        bool direct_io;                 /* the image's transfers bypassed the page cache */
+        double mean_speed;              /* hibernate: the compressor's mean speed (image/pace.h) */
+        uint64_t chunks, stored_chunks; /* hibernate: chunks, and those not compressed */
 };
 
 struct dmo_engine_stats {
@@ -208,6 +209,10 @@ struct dmo_hibernate_result {
         /* The image size the kernel was asked for (SNAPSHOT_PREF_IMAGE_SIZE),
          * 0 when it was left to the kernel. */
         uint64_t image_size_asked;
+        /* The swap area held the image uncompressed after the snapshot: the
+         * writer could store chunks as they are while the disk waited for
+         * LZ4 at its fastest (image/writer.h, allow_store). */
+        bool store_allowed;
         struct dmo_engine_stats stats;
 };
 

@@ -74,7 +74,8 @@ struct dmo_image_writer {
 
         struct dmo_pace pace;
         bool adaptive;               /* LZ4 at level 0: the speed follows the pace */
-        uint64_t speed_sum, flushes; /* for the mean speed */
+        uint64_t speed_sum, flushes; /* for the mean speed (stored buffers count as the fastest) */
+        uint64_t stored_chunks;      /* non-zero pages kept as they were, no compressor */
         uint8_t *page;               /* map and header pages are built here */
         uint64_t writes;
         uint64_t io_ns, wait_ns; /* in pwrite; waiting for the codec */
@@ -370,9 +371,14 @@ static int flush_stream(struct dmo_image_writer *w)
         w->io_cur = (w->io_cur + 1) % IO_BUFFERS;
         bool waited = false;
         int r = io_wait(w, (int)w->io_cur, &waited);
-        if (w->adaptive)
-                dmo_codec_set_speed(w->codec, dmo_pace_update(&w->pace, disk_idle, waited));
-        w->speed_sum += w->pace.speed;
+        if (w->adaptive) {
+                /* The pace's step past LZ4's fastest stores the pages as they
+                 * are (dmo_image_writer_allow_store). */
+                unsigned speed = dmo_pace_update(&w->pace, disk_idle, waited);
+                dmo_codec_set_speed(w->codec,
+                                    speed > LZ4_SPEED_MAX ? DMO_CODEC_SPEED_STORE : speed);
+        }
+        w->speed_sum += w->pace.speed > LZ4_SPEED_MAX ? LZ4_SPEED_MAX : w->pace.speed;
         w->flushes++;
         w->buf = w->io[w->io_cur].data;
         w->slots = w->io[w->io_cur].slots;
@@ -419,6 +425,8 @@ static int write_chunk(struct dmo_image_writer *w, struct dmo_chunk *c)
                 return r;
         w->chunks++;
         w->zero_pages += (uint64_t)__builtin_popcountll(c->zero_map);
+        if (!(c->flags & DMO_CHUNK_COMPRESSED) && c->payload_len > 0)
+                w->stored_chunks++;
         return 0;
 }
 
@@ -624,10 +632,22 @@ static int finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
             .write_ns = now_ns(CLOCK_MONOTONIC) - w->t0_ns,
             .writes = w->writes,
             .mean_speed = w->flushes ? (double)w->speed_sum / (double)w->flushes : 1.0,
+            .stored_chunks = w->stored_chunks,
             .io_ns = w->io_ns,
             .wait_ns = w->wait_ns,
         };
         return 0;
+}
+
+void dmo_image_writer_allow_store(struct dmo_image_writer *w, bool allow)
+{
+        if (!w->adaptive)
+                return;
+        w->pace.max = allow ? 2 * LZ4_SPEED_MAX : LZ4_SPEED_MAX;
+        if (w->pace.speed > w->pace.max) {
+                w->pace.speed = w->pace.max;
+                dmo_codec_set_speed(w->codec, w->pace.speed);
+        }
 }
 
 int dmo_image_writer_finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,

@@ -16,7 +16,8 @@
  * - May call the codec, the block device, the allocator callback and the
  *   progress model (dmo_progress_add_bytes for bytes stored). Never prints,
  *   never touches the swap header page.
- * - LZ4 at level 0 adapts its acceleration (1 to 8) to the disk: faster
+ * - LZ4 at level 0 adapts its acceleration (1 to 8) to the disk, and one
+ *   step further stores chunks uncompressed if allow_store() said so: faster
  *   while the I/O thread waits for data, harder while the writer waits for
  *   the disk (image/pace.h). A level given is kept as it is.
  * - Single-threaded use (the codec's workers run underneath). After an
@@ -80,6 +81,9 @@ struct dmo_image_result {
          * buffers written: 1 when it does not adapt (a level was given, or
          * not LZ4) or the disk kept the writer waiting. */
         double mean_speed;
+        /* Chunks whose non-zero pages went to disk as they were: the
+         * compressor gave up on them, or stored ones (allow_store). */
+        uint64_t stored_chunks;
 };
 
 struct dmo_image_writer;
@@ -99,6 +103,13 @@ int dmo_image_writer_page_buffers(struct dmo_image_writer *w, void **pages, size
 
 /* The first n pages of what page_buffers() returned are filled. */
 int dmo_image_writer_commit_pages(struct dmo_image_writer *w, size_t n);
+
+/* LZ4 at level 0 only (the writer adapts its speed; otherwise a no-op):
+ * allow says whether the pace may go one step past LZ4's fastest and store
+ * chunks uncompressed while the disk still waits for the compressor. The
+ * caller allows it only when the swap area holds the rest of the image
+ * uncompressed. Off at first; no allocation, callable after the snapshot. */
+void dmo_image_writer_allow_store(struct dmo_image_writer *w, bool allow);
 
 /* Flushes and drains everything, writes the extent map and the header,
  * fsyncs. res says where the header is (res->sig) and what was stored. */
