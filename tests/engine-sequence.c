@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <unistd.h>
 
+#include "crypto/crypto.h"
 #include "engine/critical.h"
 #include "engine/engine.h"
 #include "image/reader.h"
@@ -335,6 +336,32 @@ static int hibernate_sized(struct recorder *r, enum dmo_shutdown mode, int64_t i
 static int hibernate(struct recorder *r, enum dmo_shutdown mode, struct dmo_hibernate_result *res)
 {
         return hibernate_sized(r, mode, (int64_t)SIM_PAGES * r->ps, res);
+}
+
+/* The same, the image sealed with a passphrase (the cheapest KDF costs). */
+static int hibernate_encrypted(struct recorder *r, struct dmo_hibernate_result *res)
+{
+        static const struct dmo_kdf_costs cheap = {DMO_KDF_OPSLIMIT_MIN, DMO_KDF_MEMLIMIT_MIN};
+        struct dmo_crypto_key *key = NULL;
+        struct dmo_crypto_envelope env;
+        if (dmo_crypto_init() < 0 || dmo_crypto_key_new(&key) < 0 ||
+            dmo_crypto_wrap_passphrase(key, "pass", 4, &cheap, &env) < 0) {
+                dmo_crypto_key_free(key);
+                return -EINVAL;
+        }
+        struct dmo_hibernate_config hc = {
+            .target = {.path = r->swap_path},
+            .compress = DMO_COMPRESS_LZ4,
+            .threads = 1,
+            .image_size = (int64_t)SIM_PAGES * r->ps,
+            .shutdown = DMO_SHUTDOWN_PLATFORM,
+            .progress = r->progress,
+            .key = key,
+            .envelope = &env,
+        };
+        int e = dmo_engine_hibernate(&r->base, &hc, res);
+        dmo_crypto_key_free(key);
+        return e;
 }
 
 static int resume(struct recorder *r, bool noresume, struct dmo_resume_result *res)
@@ -812,18 +839,22 @@ static void unreadable_preference_counts_as_the_kernels_default(void)
 
 /* After the snapshot the engine asks again what the swap area has free:
  * the writer may store chunks uncompressed only when the whole image fits
- * that way, with its chunk headers, map and reserve. A failing question
- * keeps compression on and the hibernation goes on. */
+ * that way, with its chunk headers, map and reserve, and never for an
+ * encrypted image. A failing question keeps compression on and the
+ * hibernation goes on. */
 static void storing_uncompressed_needs_room_for_the_whole_image(void)
 {
         static const struct {
                 const char *what;
-                int later; /* 0: as the area is; 1: exactly the image; 2: the question fails */
+                /* 0: as the area is; 1: exactly the image; 2: the question
+                 * fails; 3: as the area is, the image encrypted */
+                int later;
                 bool allowed;
         } cases[] = {
             {"a swap area four times the image", 0, true},
             {"room for the pages alone", 1, false},
             {"free space unknown", 2, false},
+            {"encrypted, with the same room", 3, false},
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 struct recorder r;
@@ -839,7 +870,10 @@ static void storing_uncompressed_needs_room_for_the_whole_image(void)
                         r.fail_nth = 2;
                         r.fail_err = -EIO;
                 }
-                CHECK_INT(hibernate(&r, DMO_SHUTDOWN_PLATFORM, &res), ==, 0);
+                if (cases[i].later == 3)
+                        CHECK_INT(hibernate_encrypted(&r, &res), ==, 0);
+                else
+                        CHECK_INT(hibernate(&r, DMO_SHUTDOWN_PLATFORM, &res), ==, 0);
                 printf("# %s: store %s\n", cases[i].what,
                        res.store_allowed ? "allowed" : "not allowed");
                 CHECK_INT(res.outcome, ==, DMO_HIBERNATE_POWERED_OFF);

@@ -440,7 +440,9 @@ static int write_data(struct hibernation *h)
                 return fail(h->res, DMO_STEP_READ_KERNEL, r);
         uint64_t total = image_bytes / page_size;
         h->res->image_bytes = image_bytes;
-        h->res->store_allowed = swap_holds_image_uncompressed(h, image_bytes);
+        /* Encrypted, every byte stored is a byte sealed, and sealing is what
+         * keeps the disk waiting: storing uncompressed would add to it. */
+        h->res->store_allowed = !cfg->key && swap_holds_image_uncompressed(h, image_bytes);
         dmo_image_writer_allow_store(h->writer, h->res->store_allowed);
         account_cpu(h->prof, -1);
         dmo_progress_set_total(cfg->progress, total);

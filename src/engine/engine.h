@@ -209,9 +209,9 @@ struct dmo_hibernate_result {
         /* The image size the kernel was asked for (SNAPSHOT_PREF_IMAGE_SIZE),
          * 0 when it was left to the kernel. */
         uint64_t image_size_asked;
-        /* The swap area held the image uncompressed after the snapshot: the
-         * writer could store chunks as they are while the disk waited for
-         * LZ4 at its fastest (image/writer.h, allow_store). */
+        /* Not encrypted, and the swap area held the image uncompressed after
+         * the snapshot: the writer could store chunks as they are while the
+         * disk waited for LZ4 at its fastest (image/writer.h, allow_store). */
         bool store_allowed;
         struct dmo_engine_stats stats;
 };
