@@ -76,7 +76,8 @@ struct dmo_image_writer {
         bool adaptive;               /* LZ4 at level 0: the speed follows the pace */
         uint64_t speed_sum, flushes; /* for the mean speed (stored buffers count as the fastest) */
         uint64_t stored_chunks;      /* non-zero pages kept as they were, no compressor */
-        uint8_t *page;               /* map and header pages are built here */
+        uint64_t wait_ns_seen, paced_ns; /* wait_ns and the time at the last pace decision */
+        uint8_t *page;                   /* map and header pages are built here */
         uint64_t writes;
         uint64_t io_ns, wait_ns; /* in pwrite; waiting for the codec */
         uint64_t t0_ns;
@@ -132,6 +133,7 @@ int dmo_image_writer_new(const struct dmo_image_writer_params *params, struct dm
         w->alloc_ctx = alloc_ctx;
         w->progress = progress;
         w->t0_ns = now_ns(CLOCK_MONOTONIC);
+        w->paced_ns = w->t0_ns;
         w->adaptive = p.algo == DMO_COMPRESS_LZ4 && p.level == 0;
         dmo_pace_init(&w->pace, w->adaptive ? LZ4_SPEED_MAX : 1);
 
@@ -373,8 +375,19 @@ static int flush_stream(struct dmo_image_writer *w)
         int r = io_wait(w, (int)w->io_cur, &waited);
         if (w->adaptive) {
                 /* The pace's step past LZ4's fastest stores the pages as they
-                 * are (dmo_image_writer_allow_store). */
-                unsigned speed = dmo_pace_update(&w->pace, disk_idle, waited);
+                 * are (dmo_image_writer_allow_store). It pays only while the
+                 * codec holds the data back (the engine waited for a busy
+                 * slot a tenth of the time since the last decision or more);
+                 * when the kernel's pages come slower than the codec takes
+                 * them (two CPUs in check-vm), it would only add bytes. */
+                const uint64_t now = mono_ns();
+                bool codec_waited = (w->wait_ns - w->wait_ns_seen) * 10 > now - w->paced_ns;
+                w->wait_ns_seen = w->wait_ns;
+                w->paced_ns = now;
+                bool faster = disk_idle && (w->pace.speed < LZ4_SPEED_MAX || codec_waited);
+                unsigned speed = dmo_pace_update(&w->pace, faster, waited);
+                if (speed > LZ4_SPEED_MAX && !codec_waited)
+                        speed = w->pace.speed = LZ4_SPEED_MAX;
                 dmo_codec_set_speed(w->codec,
                                     speed > LZ4_SPEED_MAX ? DMO_CODEC_SPEED_STORE : speed);
         }

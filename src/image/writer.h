@@ -106,9 +106,11 @@ int dmo_image_writer_commit_pages(struct dmo_image_writer *w, size_t n);
 
 /* LZ4 at level 0 only (the writer adapts its speed; otherwise a no-op):
  * allow says whether the pace may go one step past LZ4's fastest and store
- * chunks uncompressed while the disk still waits for the compressor. The
- * caller allows it only when the swap area holds the rest of the image
- * uncompressed. Off at first; no allocation, callable after the snapshot. */
+ * chunks uncompressed while the disk still waits for the compressor and the
+ * compressor holds the pages back (every slot was busy since the last step;
+ * otherwise the pace stays at LZ4's fastest). The caller allows it only
+ * when the swap area holds the rest of the image uncompressed. Off at
+ * first; no allocation, callable after the snapshot. */
 void dmo_image_writer_allow_store(struct dmo_image_writer *w, bool allow);
 
 /* Flushes and drains everything, writes the extent map and the header,
