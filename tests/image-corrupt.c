@@ -26,7 +26,7 @@ static int read_cb(void *ctx, void *buf, size_t len, uint64_t off)
         return dmo_blockdev_pread(ctx, buf, len, off);
 }
 
-static int make_image(struct image *im)
+static int make_image_with(struct image *im, enum dmo_compress algo)
 {
         snprintf(im->path, sizeof(im->path), "%s/c.swap", dmo_test_tmpdir());
         if (tu_make_swap(im->path, DEV_PAGES, PS) != 0)
@@ -34,11 +34,16 @@ static int make_image(struct image *im)
         if (dmo_blockdev_open(im->path, true, NULL, &im->dev) < 0)
                 return -2;
         struct tu_alloc a;
-        tu_alloc_init(&a, TU_SHUFFLED, DEV_PAGES, PS, 11);
+        /* Stored chunks lie whole in a read-ahead buffer only where slots
+         * are contiguous. */
+        tu_alloc_init(&a, algo == DMO_COMPRESS_NONE ? TU_CONTIGUOUS : TU_SHUFFLED, DEV_PAGES, PS,
+                      11);
         const struct dmo_image_writer_params wp = {
-            .algo = DMO_COMPRESS_ZSTD,
+            .algo = algo,
             .threads = 2,
-            .chunk_pages = 16,
+            /* A quarter of tu_page's pages are zeros: stored chunks of two
+             * pages are mostly without one, and go out in place. */
+            .chunk_pages = algo == DMO_COMPRESS_NONE ? 2 : 16,
             .page_size = PS,
             .expected_pages = IMAGE_PAGES,
         };
@@ -67,6 +72,11 @@ static int make_image(struct image *im)
                 off = dmo_get_le64(page + 16);
         }
         return r;
+}
+
+static int make_image(struct image *im)
+{
+        return make_image_with(im, DMO_COMPRESS_ZSTD);
 }
 
 /* Device offset of stream byte pos. */
@@ -124,11 +134,12 @@ static void judge(struct image *im, enum region rg, struct tally *t, const char 
                        (unsigned long long)off, region_name[rg], r);
 }
 
-static void test_random_byte_flips_everywhere_are_all_reported(void)
+static void flips_everywhere_are_all_reported(enum dmo_compress algo)
 {
         struct image im = {0};
-        REQUIRE(make_image(&im) == 0);
-        CHECK_INT(im.info.header.map_pages, >=, 2);
+        REQUIRE(make_image_with(&im, algo) == 0);
+        if (algo != DMO_COMPRESS_NONE) /* contiguous: one extent */
+                CHECK_INT(im.info.header.map_pages, >=, 2);
         REQUIRE(tu_resume(im.dev, SEED, IMAGE_PAGES, PS, 2, NULL) == 0);
 
         static const int trials[R_COUNT] = {
@@ -163,6 +174,28 @@ static void test_random_byte_flips_everywhere_are_all_reported(void)
         CHECK(tu_resume(im.dev, SEED, IMAGE_PAGES, PS, 2, NULL) == 0);
         dmo_blockdev_free(im.dev);
         free(im.ext);
+}
+
+static void test_random_byte_flips_everywhere_are_all_reported(void)
+{
+        flips_everywhere_are_all_reported(DMO_COMPRESS_ZSTD);
+}
+
+/* Stored as they were, most chunks go to the kernel straight from the
+ * read-ahead buffers, checked on the engine's thread: damage there is
+ * found as surely. */
+static void test_flips_in_chunks_handed_out_in_place_are_reported(void)
+{
+        struct image im = {0};
+        REQUIRE(make_image_with(&im, DMO_COMPRESS_NONE) == 0);
+        uint64_t in_place = 0;
+        REQUIRE(tu_resume_counted(im.dev, SEED, IMAGE_PAGES, PS, 2, NULL, &in_place) == 0);
+        printf("# %llu of %llu chunks handed out in place\n", (unsigned long long)in_place,
+               (unsigned long long)im.info.header.chunk_count);
+        CHECK_INT(in_place, >, im.info.header.chunk_count / 4);
+        dmo_blockdev_free(im.dev);
+        free(im.ext);
+        flips_everywhere_are_all_reported(DMO_COMPRESS_NONE);
 }
 
 /* A torn write: a whole stream page or map page reads back as zeros. */
@@ -215,4 +248,5 @@ static void test_reordered_stream_is_reported(void)
 }
 
 DMO_TEST_MAIN(T(test_random_byte_flips_everywhere_are_all_reported),
+              T(test_flips_in_chunks_handed_out_in_place_are_reported),
               T(test_zeroed_pages_are_reported), T(test_reordered_stream_is_reported))

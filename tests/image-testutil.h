@@ -142,8 +142,11 @@ static inline int tu_hibernate(struct dmo_blockdev *dev, struct tu_alloc *a, uin
  * came back identical and the reader ended cleanly; the reader's error if
  * it reported one; 1 if a wrong page was delivered without an error; 2 if
  * the reader ended without an error but with the wrong page count. */
-static inline int tu_resume(struct dmo_blockdev *dev, uint64_t seed, uint64_t npages, uint32_t ps,
-                            unsigned threads, int *probe_result)
+/* tu_resume, also saying how many chunks came straight from the read-ahead
+ * buffers (in_place may be NULL). */
+static inline int tu_resume_counted(struct dmo_blockdev *dev, uint64_t seed, uint64_t npages,
+                                    uint32_t ps, unsigned threads, int *probe_result,
+                                    uint64_t *in_place)
 {
         struct dmo_image_info info;
         int r = dmo_image_probe(dev, 0, ps, &info);
@@ -175,8 +178,16 @@ static inline int tu_resume(struct dmo_blockdev *dev, uint64_t seed, uint64_t np
                 }
         }
         free(want);
+        if (in_place)
+                *in_place = dmo_image_reader_chunks_in_place(rd);
         dmo_image_reader_free(rd);
         return ret;
+}
+
+static inline int tu_resume(struct dmo_blockdev *dev, uint64_t seed, uint64_t npages, uint32_t ps,
+                            unsigned threads, int *probe_result)
+{
+        return tu_resume_counted(dev, seed, npages, ps, threads, probe_result, NULL);
 }
 
 #endif

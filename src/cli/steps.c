@@ -204,9 +204,11 @@ void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *s)
         else
                 fprintf(stderr,
                         "dormouse: timing: load phase: reading and decoding the image %.3f s, "
-                        "handing pages to the kernel %.3f s (%llu calls); process CPU user "
-                        "%.3f s, system %.3f s; %s\n",
+                        "handing pages to the kernel %.3f s (%llu calls), %llu of %llu chunks "
+                        "from the read buffers as they were; process CPU user %.3f s, system "
+                        "%.3f s; %s\n",
                         p->image_s, p->kernel_io_s, (unsigned long long)p->kernel_calls,
+                        (unsigned long long)p->stored_chunks, (unsigned long long)p->chunks,
                         p->cpu_user_s, p->cpu_sys_s,
                         p->direct_io ? "direct I/O" : "through the page cache");
 }

@@ -213,6 +213,20 @@ static int decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
         return 0;
 }
 
+int dmo_chunk_check_stored(const struct dmo_chunk_coder *k, const struct dmo_chunk *ch,
+                           const uint8_t *payload)
+{
+        const size_t ps = k->page_size;
+        if (k->encrypted || ch->npages == 0 || ch->npages > k->chunk_pages || ch->flags ||
+            ch->zero_map || ch->payload_len != (size_t)ch->npages * ps)
+                return -EBADMSG;
+        /* The encoder stores one checksum twice for such a chunk. */
+        if (ch->pages_hash != ch->payload_hash ||
+            k->hash(payload, ch->payload_len) != ch->payload_hash)
+                return -EBADMSG;
+        return 0;
+}
+
 int dmo_chunk_decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
 {
         ch->error = decode(k, ch);

@@ -45,4 +45,11 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch);
 /* Sets and returns ch->error: 0, or -EBADMSG. */
 int dmo_chunk_decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch);
 
+/* 0 when ch (its header fields) is a chunk stored as it is (not
+ * compressed, no zero page, not encrypted) and the payload_len bytes at
+ * payload match both its checksums: they are then its pages. -EBADMSG
+ * otherwise. Reads payload only; writes nothing. */
+int dmo_chunk_check_stored(const struct dmo_chunk_coder *k, const struct dmo_chunk *ch,
+                           const uint8_t *payload);
+
 #endif

@@ -464,6 +464,12 @@ int dmo_codec_decode_one(struct dmo_codec *c, struct dmo_chunk *chunk)
         return dmo_chunk_decode(&c->scratch, chunk);
 }
 
+int dmo_codec_check_stored(struct dmo_codec *c, const struct dmo_chunk *chunk,
+                           const uint8_t *payload)
+{
+        return dmo_chunk_check_stored(&c->scratch, chunk, payload);
+}
+
 void dmo_codec_set_speed(struct dmo_codec *c, unsigned speed)
 {
         atomic_store_explicit(&c->speed, speed, memory_order_relaxed);

@@ -138,6 +138,15 @@ void dmo_codec_set_speed(struct dmo_codec *c, unsigned speed);
 #define DMO_CODEC_SPEED_STORE UINT_MAX
 int dmo_codec_decode_one(struct dmo_codec *c, struct dmo_chunk *chunk);
 
+/* Decode, on the calling thread, of a chunk stored as it is (not
+ * compressed, no zero page, not encrypted) whose payload lies outside the
+ * codec's buffers (the reader's read-ahead, so that it is not copied): 0
+ * when chunk's header fields say so and both checksums vouch for the
+ * payload_len bytes at payload, which are then its pages; -EBADMSG
+ * otherwise. Never touches the pool, reads nothing but payload. */
+int dmo_codec_check_stored(struct dmo_codec *c, const struct dmo_chunk *chunk,
+                           const uint8_t *payload);
+
 /* 0 when an encoder of algo accepts level (the levels an image can be made
  * with), -EINVAL otherwise: lz4 0..65537 (acceleration; 0 = 1), zstd
  * ZSTD_minCLevel()..ZSTD_maxCLevel() (0 = 1), none any (ignored). Decoders

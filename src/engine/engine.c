@@ -866,8 +866,11 @@ static int load_image(struct resumption *rs)
         if (done != rs->info.header.image_pages)
                 return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, -EBADMSG);
         account_cpu(prof, 1);
-        if (prof)
+        if (prof) {
                 prof->direct_io = dmo_blockdev_direct(rs->dev);
+                prof->chunks = rs->info.header.chunk_count;
+                prof->stored_chunks = dmo_image_reader_chunks_in_place(rs->reader);
+        }
         rs->res->stats.image_pages = done;
         rs->res->stats.stored_bytes = rs->info.header.stored_bytes;
         if (cfg->hooks.stats_ready)

@@ -174,9 +174,11 @@ struct dmo_engine_profile {
          * the data or load phase: against the phase's wall time it says
          * whether the CPUs or the waits (disk, kernel) set the pace. */
         double cpu_user_s, cpu_sys_s;
-        bool direct_io;                 /* the image's transfers bypassed the page cache */
-        double mean_speed;              /* hibernate: the compressor's mean speed (image/pace.h) */
-        uint64_t chunks, stored_chunks; /* hibernate: chunks, and those not compressed */
+        bool direct_io;    /* the image's transfers bypassed the page cache */
+        double mean_speed; /* hibernate: the compressor's mean speed (image/pace.h) */
+        /* Chunks, and those not compressed (hibernate) or handed to the
+         * kernel straight from the read-ahead buffers (resume). */
+        uint64_t chunks, stored_chunks;
 };
 
 struct dmo_engine_stats {

@@ -232,6 +232,7 @@ struct dmo_image_reader {
         uint32_t cur_idx;
         uint64_t delivered_pages;
         uint64_t delivered_chunks;
+        uint64_t in_place_chunks; /* delivered by deliver_stored */
         int error;
         bool done;
 };
@@ -552,10 +553,76 @@ static int parse_chunk(struct dmo_image_reader *r, struct dmo_chunk *c)
         return 0;
 }
 
-/* Keeps the codec's slots busy with parsed chunks. */
+/* Whether the next record is a chunk stored as it is (not compressed, no
+ * zero page, not encrypted) lying whole in the read-ahead buffer in hand:
+ * then its header, decoded and checked as parse_chunk checks it, is in c,
+ * and nothing is consumed. Anything else, a bad header included, is left
+ * to parse_chunk, which reports it. */
+static bool next_is_stored_in_hand(const struct dmo_image_reader *r, struct dmo_chunk *c)
+{
+        const struct dmo_image_header *h = &r->info.header;
+        const size_t in_hand = r->buf_len - r->buf_off;
+        if (r->encrypted || in_hand < DMO_CHUNK_HEADER_LEN ||
+            h->stream_len - r->stream_pos < DMO_CHUNK_HEADER_LEN)
+                return false;
+        if (dmo_chunk_header_decode(r->buf + r->buf_off, r->ps, h->chunk_pages, h->compress,
+                                    r->encrypted, c) < 0)
+                return false;
+        const uint64_t left = h->image_pages - r->parsed_pages;
+        const uint64_t want = left < h->chunk_pages ? left : h->chunk_pages;
+        return c->seq == r->parsed_chunks && c->npages == want && c->flags == 0 &&
+               c->zero_map == 0 && c->payload_len == (uint64_t)c->npages * r->ps &&
+               c->payload_len <= in_hand - DMO_CHUNK_HEADER_LEN &&
+               c->payload_len <= h->stream_len - r->stream_pos - DMO_CHUNK_HEADER_LEN;
+}
+
+/* Hands out the next chunk straight from the read-ahead buffer when it is
+ * stored as it is and lies whole in it, with no chunk ahead of it in the
+ * codec: checked on this thread (both checksums) and not copied into a
+ * slot. In check-vm (one vCPU) copying those payloads took the engine's
+ * thread as long as the kernel's own load of them. The pages stay valid
+ * until the next call: the buffer is released only when the stream moves
+ * past it. 1: handed out; 0: not such a chunk; <0: corrupt. */
+static int deliver_stored(struct dmo_image_reader *r, const void **pages, size_t *n)
+{
+        const struct dmo_image_header *h = &r->info.header;
+        if (r->parsed_chunks != r->delivered_chunks || r->parsed_chunks == h->chunk_count)
+                return 0;
+        if (r->buf_off == r->buf_len && r->stream_pos < h->stream_len) {
+                int err = refill(r);
+                if (err < 0)
+                        return err;
+        }
+        struct dmo_chunk c;
+        if (!next_is_stored_in_hand(r, &c))
+                return 0;
+        const uint8_t *payload = r->buf + r->buf_off + DMO_CHUNK_HEADER_LEN;
+        if (dmo_codec_check_stored(r->codec, &c, payload) < 0)
+                return -EBADMSG;
+        const size_t len = DMO_CHUNK_HEADER_LEN + c.payload_len;
+        r->buf_off += len;
+        r->stream_pos += len;
+        r->parsed_chunks++;
+        r->parsed_pages += c.npages;
+        if (r->parsed_chunks == h->chunk_count &&
+            (r->parsed_pages != h->image_pages || r->stream_pos != h->stream_len))
+                return -EBADMSG;
+        r->delivered_chunks++;
+        r->delivered_pages += c.npages;
+        r->in_place_chunks++;
+        *pages = payload;
+        *n = c.npages;
+        return 1;
+}
+
+/* Keeps the codec's slots busy with parsed chunks, up to the next one
+ * deliver_stored can hand out without them. */
 static int fill(struct dmo_image_reader *r)
 {
         while (r->parsed_chunks < r->info.header.chunk_count) {
+                struct dmo_chunk peek;
+                if (next_is_stored_in_hand(r, &peek))
+                        return 0;
                 struct dmo_chunk *c;
                 int err = dmo_codec_acquire(r->codec, &c);
                 if (err == -EAGAIN)
@@ -587,7 +654,10 @@ static int next_pages(struct dmo_image_reader *r, const void **pages, size_t *n)
                 dmo_codec_release(r->codec, r->cur);
                 r->cur = NULL;
         }
-        int err = fill(r);
+        int err = deliver_stored(r, pages, n);
+        if (err != 0)
+                return err;
+        err = fill(r);
         if (err < 0)
                 return err;
         struct dmo_chunk *c;
@@ -611,6 +681,11 @@ static int next_pages(struct dmo_image_reader *r, const void **pages, size_t *n)
         r->cur_idx = c->npages;
         r->delivered_pages += c->npages;
         return 1;
+}
+
+uint64_t dmo_image_reader_chunks_in_place(const struct dmo_image_reader *r)
+{
+        return r->in_place_chunks;
 }
 
 int dmo_image_reader_next_pages(struct dmo_image_reader *r, const void **pages, size_t *n)

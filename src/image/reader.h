@@ -96,6 +96,12 @@ void dmo_image_reader_prefetch(struct dmo_image_reader *r, uint64_t bytes);
 /* Stream bytes read ahead beyond the usual buffers before the key came. */
 uint64_t dmo_image_reader_prefetched(struct dmo_image_reader *r);
 
+/* Chunks handed out so far straight from the read-ahead buffers, neither
+ * copied nor decoded by the codec's workers: stored as they were (not
+ * compressed, no zero page, not encrypted) and lying whole in one buffer;
+ * their checksums are checked on the calling thread. */
+uint64_t dmo_image_reader_chunks_in_place(const struct dmo_image_reader *r);
+
 /* 1: *pages points at the next *n (>= 1) consecutive pages, the rest of
  * the current chunk (valid until the next call); 0: the end, every page
  * delivered and the stream consistent; -EBADMSG: corrupt data (encrypted:
