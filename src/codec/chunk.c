@@ -134,6 +134,20 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
         return 0;
 }
 
+int dmo_chunk_check_stored(const struct dmo_chunk_coder *k, const struct dmo_chunk *ch,
+                           const uint8_t *payload)
+{
+        const size_t ps = k->page_size;
+        if (k->encrypted || ch->npages == 0 || ch->npages > k->chunk_pages || ch->flags ||
+            ch->zero_map || ch->payload_len != (size_t)ch->npages * ps)
+                return -EBADMSG;
+        /* The encoder stores one checksum twice for such a chunk. */
+        if (ch->pages_hash != ch->payload_hash ||
+            k->hash(payload, ch->payload_len) != ch->payload_hash)
+                return -EBADMSG;
+        return 0;
+}
+
 static int decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
 {
         const size_t ps = k->page_size;
@@ -147,6 +161,14 @@ static int decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
                 return -EBADMSG;
         if (ch->payload_len > k->capacity)
                 return -EBADMSG;
+        if (k->in_place && !k->encrypted && ch->zero_map == 0 &&
+            !(ch->flags & DMO_CHUNK_COMPRESSED)) {
+                /* Stored as it is: the verified payload is the pages. */
+                int r = dmo_chunk_check_stored(k, ch, ch->payload);
+                if (r == 0)
+                        ch->restored = ch->payload;
+                return r;
+        }
 
         const size_t nz = n - (size_t)__builtin_popcountll(ch->zero_map);
         const size_t nz_bytes = nz * ps;
@@ -183,14 +205,6 @@ static int decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
                 if (len != nz_bytes)
                         return -EBADMSG;
                 src = ch->payload;
-                if (k->in_place && !k->encrypted && ch->zero_map == 0) {
-                        /* The verified payload is the pages, byte for byte: its
-                         * checksum is theirs (the encoder stores it twice). */
-                        if (ch->pages_hash != ch->payload_hash)
-                                return -EBADMSG;
-                        ch->restored = ch->payload;
-                        return 0;
-                }
         }
 
         /* Spread the packed non-zero pages to their places, last first, so
@@ -209,20 +223,6 @@ static int decode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
 
         /* Encrypted: the tag already vouched for these bytes. */
         if (!k->encrypted && k->hash(ch->pages, n * ps) != ch->pages_hash)
-                return -EBADMSG;
-        return 0;
-}
-
-int dmo_chunk_check_stored(const struct dmo_chunk_coder *k, const struct dmo_chunk *ch,
-                           const uint8_t *payload)
-{
-        const size_t ps = k->page_size;
-        if (k->encrypted || ch->npages == 0 || ch->npages > k->chunk_pages || ch->flags ||
-            ch->zero_map || ch->payload_len != (size_t)ch->npages * ps)
-                return -EBADMSG;
-        /* The encoder stores one checksum twice for such a chunk. */
-        if (ch->pages_hash != ch->payload_hash ||
-            k->hash(payload, ch->payload_len) != ch->payload_hash)
                 return -EBADMSG;
         return 0;
 }
