@@ -312,6 +312,15 @@ static int start_writer(struct hibernation *h)
         return 0;
 }
 
+/* What the swap area holds for the image: avail less a reserve for the
+ * header, the extent map and the chunk headers, two pages and well under
+ * 1% of the data. */
+static uint64_t usable_swap(uint64_t avail, uint32_t page_size)
+{
+        uint64_t reserve = 2ull * page_size + avail / 128;
+        return avail > reserve ? avail - reserve : 0;
+}
+
 /* The image size to ask the kernel for; false: leave the kernel's as it is.
  *
  * Unset, it is the kernel's own preference (/sys/power/image_size, 2/5 of
@@ -333,10 +342,7 @@ static bool image_size_to_ask(const struct hibernation *h, uint64_t *ask)
                 *ask = (uint64_t)h->cfg->image_size;
                 return true;
         }
-        /* The header, the extent map and the chunk headers: two pages and
-         * well under 1% of the data. */
-        uint64_t reserve = 2ull * h->id.page_size + h->avail_swap / 128;
-        uint64_t usable = h->avail_swap > reserve ? h->avail_swap - reserve : 0;
+        uint64_t usable = usable_swap(h->avail_swap, h->id.page_size);
         uint64_t want = h->kernel_pref;
         if (want == 0) /* "as small as possible" stays so */
                 return false;
@@ -403,27 +409,15 @@ static int snapshot(struct hibernation *h, int *in_suspend)
         return 0;
 }
 
-/* Whether the swap area, as it is now, holds this image uncompressed: then
- * the writer may store chunks as they are while the disk still waits for
- * LZ4 at its fastest (a fast disk, few cores). Asked again after the
- * snapshot: reclaim inside CREATE_IMAGE may have swapped pages out to this
- * very area. The room counted: every page, a chunk header (and tag) per
- * chunk, a map page per extent entries' worth of single pages, the header,
- * and the reserve image_size_to_ask keeps. */
-static bool swap_holds_image_uncompressed(struct hibernation *h, uint64_t image_bytes)
+/* Whether the writer may store chunks uncompressed (image/writer.h):
+ * the swap area is asked again after the snapshot, since reclaim inside
+ * CREATE_IMAGE may have swapped pages out to this very area. */
+static bool allow_store(struct hibernation *h, uint64_t pages)
 {
         uint64_t avail = 0;
         if (h->snap->ops->avail_swap(h->snap, &avail) < 0)
-                return false;
-        const uint64_t ps = h->id.page_size;
-        const uint64_t pages = image_bytes / ps + 1;
-        const uint64_t chunk_pages =
-            h->cfg->chunk_pages ? h->cfg->chunk_pages : DMO_CHUNK_MAX_PAGES;
-        const uint64_t chunks = pages / chunk_pages + 1;
-        const uint64_t stream = pages * ps + chunks * (DMO_CHUNK_HEADER_LEN + DMO_CRYPTO_TAG_LEN);
-        const uint64_t map = (dmo_map_pages_for(stream / ps + 1, (uint32_t)ps) + 1) * ps;
-        const uint64_t reserve = 2 * ps + avail / 128;
-        return avail > reserve && stream + map <= avail - reserve;
+                return dmo_image_writer_allow_store(h->writer, pages, 0);
+        return dmo_image_writer_allow_store(h->writer, pages, usable_swap(avail, h->id.page_size));
 }
 
 static int write_data(struct hibernation *h)
@@ -440,13 +434,7 @@ static int write_data(struct hibernation *h)
                 return fail(h->res, DMO_STEP_READ_KERNEL, r);
         uint64_t total = image_bytes / page_size;
         h->res->image_bytes = image_bytes;
-        /* Encrypted, every byte stored is a byte sealed. Under emulation
-         * (check-vm) sealing is what keeps the disk waiting, and storing
-         * uncompressed made the data phase 20% longer; with native AES it
-         * may be the other way round, which only a measurement of both on
-         * this machine could tell. */
-        h->res->store_allowed = !cfg->key && swap_holds_image_uncompressed(h, image_bytes);
-        dmo_image_writer_allow_store(h->writer, h->res->store_allowed);
+        h->res->store_allowed = allow_store(h, total);
         account_cpu(h->prof, -1);
         dmo_progress_set_total(cfg->progress, total);
         dmo_progress_set_phase(cfg->progress, DMO_PHASE_WRITE);

@@ -107,6 +107,15 @@ static int fail(struct dmo_image_writer *w, int err)
 static int io_start(struct dmo_image_writer *w);
 static void io_stop(struct dmo_image_writer *w);
 
+/* Stream bytes of pages pages at most: every chunk stored raw (plus its
+ * header, and tag when encrypted). */
+static uint64_t worst_stream_bytes(const struct dmo_image_writer_params *p, uint64_t pages)
+{
+        const uint64_t chunks = div_up(pages, p->chunk_pages);
+        const uint64_t per_chunk = DMO_CHUNK_HEADER_LEN + (p->key ? DMO_CRYPTO_TAG_LEN : 0);
+        return chunks * per_chunk + pages * p->page_size;
+}
+
 int dmo_image_writer_new(const struct dmo_image_writer_params *params, struct dmo_blockdev *dev,
                          int (*alloc_page)(void *ctx, uint64_t *byte_offset), void *alloc_ctx,
                          struct dmo_progress *progress, struct dmo_image_writer **out)
@@ -168,10 +177,7 @@ int dmo_image_writer_new(const struct dmo_image_writer_params *params, struct dm
         /* Worst case: every chunk stored raw, every stream page its own
          * extent (no two slots adjacent). */
         const uint64_t ps = p.page_size;
-        const uint64_t max_chunks = div_up(p.expected_pages, p.chunk_pages);
-        const uint64_t per_chunk = DMO_CHUNK_HEADER_LEN + (p.key ? DMO_CRYPTO_TAG_LEN : 0);
-        const uint64_t max_stream = max_chunks * per_chunk + p.expected_pages * ps;
-        w->ext_cap = div_up(max_stream, ps);
+        w->ext_cap = div_up(worst_stream_bytes(&p, p.expected_pages), ps);
         w->map_cap = dmo_map_pages_for(w->ext_cap, p.page_size);
         w->buf_cap = STREAM_BUFFER_BYTES < ps ? ps : STREAM_BUFFER_BYTES / ps * ps;
 
@@ -652,15 +658,27 @@ static int finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
         return 0;
 }
 
-void dmo_image_writer_allow_store(struct dmo_image_writer *w, bool allow)
+bool dmo_image_writer_allow_store(struct dmo_image_writer *w, uint64_t pages, uint64_t room)
 {
+        /* Encrypted, every byte stored is a byte sealed. Under emulation
+         * (check-vm) sealing is what keeps the disk waiting, and storing
+         * uncompressed made the data phase 20% longer; with native AES it
+         * may be the other way round, which only a measurement of both on
+         * this machine could tell. */
         if (!w->adaptive)
-                return;
+                return false;
+        const uint32_t ps = w->p.page_size;
+        const uint64_t stream = worst_stream_bytes(&w->p, pages);
+        /* The stream, a map page per entries' worth of single-page extents,
+         * the header page. */
+        const uint64_t need = stream + (dmo_map_pages_for(div_up(stream, ps), ps) + 1) * ps;
+        const bool allow = !w->p.key && need <= room;
         w->pace.max = allow ? 2 * LZ4_SPEED_MAX : LZ4_SPEED_MAX;
         if (w->pace.speed > w->pace.max) {
                 w->pace.speed = w->pace.max;
                 dmo_codec_set_speed(w->codec, w->pace.speed);
         }
+        return allow;
 }
 
 int dmo_image_writer_finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,

@@ -104,14 +104,15 @@ int dmo_image_writer_page_buffers(struct dmo_image_writer *w, void **pages, size
 /* The first n pages of what page_buffers() returned are filled. */
 int dmo_image_writer_commit_pages(struct dmo_image_writer *w, size_t n);
 
-/* LZ4 at level 0 only (the writer adapts its speed; otherwise a no-op):
- * allow says whether the pace may go one step past LZ4's fastest and store
- * chunks uncompressed while the disk still waits for the compressor and the
- * compressor holds the pages back (every slot was busy since the last step;
- * otherwise the pace stays at LZ4's fastest). The caller allows it only
- * when the swap area holds the rest of the image uncompressed. Off at
- * first; no allocation, callable after the snapshot. */
-void dmo_image_writer_allow_store(struct dmo_image_writer *w, bool allow);
+/* Whether the pace may go one step past LZ4's fastest and store chunks
+ * uncompressed while the disk still waits for the compressor and the
+ * compressor holds the pages back (the engine waited for a busy slot a
+ * tenth of the time since the last step or more; otherwise the pace stays
+ * at LZ4's fastest). True only for LZ4 at level 0 (the writer adapts its
+ * speed), an image that is not encrypted, and room bytes of swap that hold
+ * pages pages stored uncompressed, with their chunk headers, map and
+ * header. Off at first; no allocation, callable after the snapshot. */
+bool dmo_image_writer_allow_store(struct dmo_image_writer *w, uint64_t pages, uint64_t room);
 
 /* Flushes and drains everything, writes the extent map and the header,
  * fsyncs. res says where the header is (res->sig) and what was stored. */
