@@ -194,22 +194,25 @@ void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *s)
                     "storing "
                     "%.3f s (%llu slot allocations %.3f s, %llu writes %.3f s, waiting for "
                     "the codec %.3f s, compressor speed %.1f, %llu of %llu chunks stored "
-                    "uncompressed); process CPU user %.3f s, system %.3f s; %s\n",
+                    "uncompressed); process CPU user %.3f s, system %.3f s; slowest read "
+                    "of the kernel %.3f s after %llu pages; %s\n",
                     s->data_s, p->kernel_io_s, (unsigned long long)p->kernel_calls, p->image_s,
                     (unsigned long long)p->allocs, p->alloc_s, (unsigned long long)p->writes,
                     p->write_s, p->codec_wait_s, p->mean_speed,
                     (unsigned long long)p->stored_chunks, (unsigned long long)p->chunks,
-                    p->cpu_user_s, p->cpu_sys_s,
+                    p->cpu_user_s, p->cpu_sys_s, p->slowest_kernel_call_s,
+                    (unsigned long long)p->slowest_kernel_call_after,
                     p->direct_io ? "direct I/O" : "through the page cache");
         else
                 fprintf(stderr,
                         "dormouse: timing: load phase: reading and decoding the image %.3f s, "
                         "handing pages to the kernel %.3f s (%llu calls), %llu of %llu chunks "
                         "from the read buffers as they were; process CPU user %.3f s, system "
-                        "%.3f s; %s\n",
+                        "%.3f s; slowest hand-over %.3f s after %llu pages; %s\n",
                         p->image_s, p->kernel_io_s, (unsigned long long)p->kernel_calls,
                         (unsigned long long)p->stored_chunks, (unsigned long long)p->chunks,
-                        p->cpu_user_s, p->cpu_sys_s,
+                        p->cpu_user_s, p->cpu_sys_s, p->slowest_kernel_call_s,
+                        (unsigned long long)p->slowest_kernel_call_after,
                         p->direct_io ? "direct I/O" : "through the page cache");
 }
 

@@ -99,6 +99,16 @@ static double now_s(void)
         return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static void note_kernel_call(struct dmo_engine_profile *prof, double seconds, uint64_t pages_before)
+{
+        prof->kernel_io_s += seconds;
+        prof->kernel_calls++;
+        if (seconds > prof->slowest_kernel_call_s) {
+                prof->slowest_kernel_call_s = seconds;
+                prof->slowest_kernel_call_after = pages_before;
+        }
+}
+
 /* Adds (sign 1) or takes away (sign -1) the process's CPU time so far:
  * called with -1 when a phase starts and 1 when it ends. */
 static void account_cpu(struct dmo_engine_profile *prof, double sign)
@@ -461,8 +471,7 @@ static int write_data(struct hibernation *h)
                         return fail(h->res, DMO_STEP_READ_KERNEL, r < 0 ? r : -EIO);
                 if (h->prof) {
                         double t2 = now_s();
-                        h->prof->kernel_io_s += t2 - t1;
-                        h->prof->kernel_calls++;
+                        note_kernel_call(h->prof, t2 - t1, done);
                         h->prof->image_s += t1 - t0;
                         t0 = t2;
                 }
@@ -847,8 +856,7 @@ static int load_image(struct resumption *rs)
                         return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_WRITE_KERNEL, r);
                 if (prof) {
                         prof->image_s += t1 - t0;
-                        prof->kernel_io_s += now_s() - t1;
-                        prof->kernel_calls++;
+                        note_kernel_call(prof, now_s() - t1, done);
                 }
                 done += n;
                 dmo_progress_add_pages(cfg->progress, n);

@@ -164,12 +164,16 @@ struct dmo_engine_profile {
         bool enabled;
         double kernel_io_s;    /* reading pages from / handing them to the kernel... */
         uint64_t kernel_calls; /* ...in how many batches (a system call each) */
-        double image_s;        /* hibernate: storing pages; resume: reading and decoding */
-        double alloc_s;        /* hibernate: swap slot allocations... */
-        uint64_t allocs;       /* ...and how many */
-        uint64_t writes;       /* hibernate: write requests to the device... */
-        double write_s;        /* ...and the time they took (on the I/O thread) */
-        double codec_wait_s;   /* hibernate: waiting for the codec with every slot busy */
+        /* The longest of those calls, and how many pages had gone before it:
+         * at resume the kernel allocates the image's memory in one of them. */
+        double slowest_kernel_call_s;
+        uint64_t slowest_kernel_call_after;
+        double image_s;      /* hibernate: storing pages; resume: reading and decoding */
+        double alloc_s;      /* hibernate: swap slot allocations... */
+        uint64_t allocs;     /* ...and how many */
+        uint64_t writes;     /* hibernate: write requests to the device... */
+        double write_s;      /* ...and the time they took (on the I/O thread) */
+        double codec_wait_s; /* hibernate: waiting for the codec with every slot busy */
         /* CPU time of the whole process (every thread, the splash's too) in
          * the data or load phase: against the phase's wall time it says
          * whether the CPUs or the waits (disk, kernel) set the pace. */
