@@ -465,6 +465,34 @@ static void test_png_output_writes_a_frame_per_change(void)
         dmo_theme_free(t);
 }
 
+/* A hibernation's splash prepares every later string after its first frame
+ * (nothing may allocate after the snapshot); a resume's does not, so the
+ * image loads sooner on one CPU. */
+static void test_outputs_prewarm_only_when_asked(void)
+{
+        struct dmo_theme *t = load("default");
+        REQUIRE(t);
+        char arg[600];
+        snprintf(arg, sizeof(arg), "%s/prewarm:320x200@1", dmo_test_tmpdir());
+        for (int asked = 0; asked < 2; asked++) {
+                struct dmo_output_config cfg = {
+                    .theme = t, .arg = arg, .tty_fd = -1, .prewarm = asked};
+                struct dmo_output *o = NULL;
+                REQUIRE(dmo_output_png.open(&cfg, &o) == 0);
+                CHECK(!dmo_output_png_prewarmed(o));
+                struct dmo_scene sc;
+                dmo_preview_scene(DMO_SCENE_RESUME, 0.2, 0, &sc);
+                CHECK(dmo_output_png.render(o, &sc, false) == 0);
+                CHECK(dmo_output_png_prewarmed(o) == (bool)asked);
+                /* Lazily shaped, the next scene kind still draws. */
+                dmo_preview_scene(DMO_SCENE_RESUME_ERROR, 0.2, 0, &sc);
+                CHECK(dmo_output_png.render(o, &sc, false) == 0);
+                CHECK_INT(dmo_output_png_frames(o), ==, 2);
+                dmo_output_png.close(o);
+        }
+        dmo_theme_free(t);
+}
+
 static void test_png_output_rejects_bad_arguments(void)
 {
         char dir[64];
@@ -621,6 +649,6 @@ DMO_TEST_MAIN(T(test_bar_filled_width_matches_progress),
               T(test_minimal_theme_draws_no_title),
               T(test_rtl_message_is_right_aligned_and_ltr_left_aligned),
               T(test_damage_covers_only_what_changed), T(test_png_output_writes_a_frame_per_change),
-              T(test_png_output_rejects_bad_arguments),
+              T(test_outputs_prewarm_only_when_asked), T(test_png_output_rejects_bad_arguments),
               T(test_automatic_scale_follows_pixel_density), T(test_dialogs_draw_in_the_dialog_box),
               T(test_rtl_language_mirrors_bar_and_answers))

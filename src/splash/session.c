@@ -105,6 +105,7 @@ static int open_one(struct dmo_splash_session *s, const struct dmo_output_ops *o
             .arg = arg,
             .tty_fd = -1,
             .console = s->console,
+            .prewarm = s->p.mode != DMO_MODE_RESUME,
         };
         /* On a VT of our own with no picture on it, the text goes there:
          * that VT is what the screen shows. */

@@ -75,6 +75,11 @@ struct dmo_output_config {
         /* The VT the screens show on (graphics mode, how long to wait for
          * DRM master after a VT switch); NULL: none. The session owns it. */
         struct dmo_console *console;
+        /* After the first frame, have the painter prepare every string a
+         * later frame may show (dmo_painter_prewarm): a hibernation may not
+         * allocate after its snapshot. At resume nothing forbids it, and on
+         * one CPU that work would delay the image's load. */
+        bool prewarm;
 };
 
 struct dmo_output_ops {

@@ -30,6 +30,7 @@ struct fbdev_output {
         struct dmo_output base;
         int fd;
         bool retain;
+        bool prewarm;
         uint8_t *map;
         size_t map_len;
         uint8_t *visible; /* first byte of the visible area in map */
@@ -77,6 +78,7 @@ static int fbdev_open(const struct dmo_output_config *cfg, struct dmo_output **o
         if (!f)
                 return -ENOMEM;
         f->base.ops = &dmo_output_fbdev;
+        f->prewarm = cfg->prewarm;
         f->fd = open(fb_path(cfg->arg), O_RDWR | O_CLOEXEC);
         if (f->fd < 0) {
                 int err = errno == ENOENT || errno == ENXIO ? -ENODEV : -errno;
@@ -203,7 +205,8 @@ static int fbdev_render(struct dmo_output *o, const struct dmo_scene *scene, boo
                 return err;
         for (unsigned i = 0; i < n; i++)
                 copy_rect(f, &rects[i]);
-        dmo_painter_prewarm(f->painter); /* the first frame is up: finish preparing */
+        if (f->prewarm) /* the first frame is up: finish preparing */
+                dmo_painter_prewarm(f->painter);
         return 0;
 }
 

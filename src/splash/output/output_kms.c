@@ -85,6 +85,7 @@ struct kms_output {
         struct dmo_output base;
         int fd;
         bool retain;
+        bool prewarm;
         /* DORMOUSE_DEBUG_TIMING: report when the first frame went to the
          * screen, counted from the process's start (for the VM benchmark). */
         bool report_first_frame, report_complete_frame;
@@ -525,6 +526,7 @@ static int kms_open(const struct dmo_output_config *cfg, struct dmo_output **out
         if (!k)
                 return -ENOMEM;
         k->base.ops = &dmo_output_kms;
+        k->prewarm = cfg->prewarm;
         if (getenv("DORMOUSE_DEBUG_TIMING"))
                 k->report_first_frame = k->report_complete_frame =
                     dmo_timing_process_start_s(&k->started_s) == 0;
@@ -772,7 +774,7 @@ static int kms_render(struct dmo_output *o, const struct dmo_scene *scene, bool 
                         ret = err;
         }
         /* The first frame is on its way: finish preparing for later ones. */
-        for (size_t i = 0; i < k->n_heads; i++)
+        for (size_t i = 0; i < k->n_heads && k->prewarm; i++)
                 dmo_painter_prewarm(k->heads[i].painter);
         return ret;
 }

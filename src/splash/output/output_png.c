@@ -26,6 +26,7 @@ struct png_output {
         cairo_surface_t *surface;
         int w, h;
         unsigned frame;
+        bool prewarm;
         int dir_fd;
         char dir[512];
 };
@@ -108,6 +109,7 @@ static int png_open(const struct dmo_output_config *cfg, struct dmo_output **out
         if (!o)
                 return -ENOMEM;
         o->base.ops = &dmo_output_png;
+        o->prewarm = cfg->prewarm;
         o->dir_fd = -1;
         r = dmo_output_png_parse_arg(cfg->arg, o->dir, sizeof(o->dir), &o->w, &o->h, &scale);
         if (r < 0)
@@ -153,7 +155,8 @@ static int png_render(struct dmo_output *base, const struct dmo_scene *scene, bo
         if (r < 0)
                 return r;
         cairo_surface_mark_dirty(o->surface);
-        dmo_painter_prewarm(o->painter);
+        if (o->prewarm)
+                dmo_painter_prewarm(o->painter);
         if (nd == 0)
                 return 0;
         return write_frame(o);
@@ -201,4 +204,9 @@ const uint8_t *dmo_output_png_pixels(struct dmo_output *base, int *w, int *h, in
 unsigned dmo_output_png_frames(struct dmo_output *base)
 {
         return ((struct png_output *)base)->frame;
+}
+
+bool dmo_output_png_prewarmed(struct dmo_output *base)
+{
+        return dmo_painter_prewarmed(((struct png_output *)base)->painter);
 }

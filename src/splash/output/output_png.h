@@ -5,6 +5,7 @@
 #ifndef DMO_SPLASH_OUTPUT_PNG_H
 #define DMO_SPLASH_OUTPUT_PNG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,5 +17,7 @@ int dmo_output_png_parse_arg(const char *arg, char *dir, size_t dirlen, int *w, 
 const uint8_t *dmo_output_png_pixels(struct dmo_output *o, int *w, int *h, int *stride);
 /* Frames written so far. */
 unsigned dmo_output_png_frames(struct dmo_output *o);
+/* Whether its painter prepared every later string (output.h, prewarm). */
+bool dmo_output_png_prewarmed(struct dmo_output *o);
 
 #endif

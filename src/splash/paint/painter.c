@@ -158,6 +158,11 @@ double dmo_painter_scale(const struct dmo_painter *p)
         return p->scale;
 }
 
+bool dmo_painter_prewarmed(const struct dmo_painter *p)
+{
+        return p->prewarmed;
+}
+
 static double auto_scale(int w, int h, int phys_mm)
 {
         double s;

@@ -12,9 +12,11 @@
  *   images, glyph buffers, the dialog's pre-shaped answers, the layout for
  *   this size and scale. dmo_painter_prewarm() does the rest (the titles and
  *   subtitles of the scene kinds no frame has shown yet, cairo's glyph
- *   caches for every string a later frame may show); outputs call it right
- *   after their first frame is on screen, so the splash comes up sooner, and
- *   always before the system freezes (the renderer draws at least once).
+ *   caches for every string a later frame may show). For a hibernation the
+ *   outputs call it right after their first frame is on screen, so the
+ *   splash comes up sooner, and always before the system freezes (the
+ *   renderer draws at least once). At resume they do not: each string is
+ *   shaped and its glyphs drawn when a frame first shows it.
  * - dmo_painter_paint() never does file I/O and never calls malloc itself.
  *   Shaping a dynamic string that changed (message, detail, stats line; the
  *   title and subtitle the first time their scene kind is shown) runs
@@ -65,6 +67,9 @@ void dmo_painter_free(struct dmo_painter *p);
 
 /* The scale factor in use (after automatic selection). */
 double dmo_painter_scale(const struct dmo_painter *p);
+
+/* Whether dmo_painter_prewarm() ran. */
+bool dmo_painter_prewarmed(const struct dmo_painter *p);
 
 /* Layout boxes, for tests and `theme check`: where each element is drawn. */
 enum dmo_painter_box {
