@@ -143,8 +143,15 @@ static int decode(struct png_job *j, struct png_src *src, cairo_surface_t **out)
                 uint32_t *dp = (uint32_t *)(dst + (size_t)y * stride);
                 for (uint32_t x = 0; x < w; x++, sp += 4) {
                         uint8_t a = sp[3];
-                        dp[x] = (uint32_t)a << 24 | (uint32_t)premul(sp[0], a) << 16 |
-                                (uint32_t)premul(sp[1], a) << 8 | premul(sp[2], a);
+                        /* Artwork is mostly opaque or clear: no arithmetic there. */
+                        if (a == 0xff)
+                                dp[x] = 0xffu << 24 | (uint32_t)sp[0] << 16 | (uint32_t)sp[1] << 8 |
+                                        sp[2];
+                        else if (a == 0)
+                                dp[x] = 0;
+                        else
+                                dp[x] = (uint32_t)a << 24 | (uint32_t)premul(sp[0], a) << 16 |
+                                        (uint32_t)premul(sp[1], a) << 8 | premul(sp[2], a);
                 }
         }
         cairo_surface_mark_dirty(s);
