@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "codec/codec.h"
+#include "crypto/crypto.h"
 #include "tests/codec-testdata.h"
 #include "tests/codec-testutil.h"
 #include "tests/testlib.h"
@@ -363,10 +364,117 @@ static void test_free_with_chunks_in_flight_does_not_hang_or_leak(void)
         dmo_codec_free(NULL);
 }
 
+/* Storing pays when sealing the bytes compression would save costs less
+ * than compressing them; too little measured is a no. */
+static void test_store_pays_only_when_sealing_the_saved_bytes_is_cheaper(void)
+{
+        const uint64_t mib = 1u << 20;
+        struct dmo_codec_costs m = {.compress_ns = 4000000,
+                                    .compress_in = 8 * mib,
+                                    .compress_out = 4 * mib,
+                                    .seal_ns = 2000000,
+                                    .seal_bytes = 4 * mib};
+        /* seal: 0.48 ns/B x 4 MiB saved = 2 ms < compress 4 ms */
+        CHECK(dmo_codec_costs_store_pays(&m));
+        m.seal_ns = 9000000; /* 2.1 ns/B x 4 MiB = 9 ms > 4 ms (emulated AES) */
+        CHECK(!dmo_codec_costs_store_pays(&m));
+        m.seal_ns = 2000000;
+        m.compress_out = m.compress_in; /* compression saved nothing: storing is free */
+        CHECK(dmo_codec_costs_store_pays(&m));
+        m.compress_out = 4 * mib;
+        m.seal_bytes = mib - 1; /* not measured enough */
+        CHECK(!dmo_codec_costs_store_pays(&m));
+        m.seal_bytes = 4 * mib;
+        m.compress_in = mib - 1;
+        CHECK(!dmo_codec_costs_store_pays(&m));
+        m.compress_in = 8 * mib;
+        m.compress_out = 9 * mib; /* garbage in */
+        CHECK(!dmo_codec_costs_store_pays(&m));
+        /* Products beyond 64 bits: an hour of work over a terabyte. */
+        m = (struct dmo_codec_costs){.compress_ns = 3600ull * 1000000000,
+                                     .compress_in = 1ull << 40,
+                                     .compress_out = 1ull << 39,
+                                     .seal_ns = 1800ull * 1000000000,
+                                     .seal_bytes = 1ull << 40};
+        CHECK(dmo_codec_costs_store_pays(&m)); /* 900 s of sealing saved bytes < 3600 s */
+}
+
+/* An encrypted encoder measures what compressing and sealing cost on this
+ * CPU, on every worker and in inline mode; a plain one measures nothing and
+ * storing always pays for it (nothing is sealed). */
+static void test_encrypted_encoders_measure_their_costs(void)
+{
+        struct dmo_crypto_key *key = NULL;
+        static const uint8_t section[] = "codec-pool test image";
+        REQUIRE(dmo_crypto_key_new(&key) == 0);
+        REQUIRE(dmo_crypto_key_bind(key, dmo_crypto_cipher_preferred(), section, sizeof(section)) ==
+                0);
+        for (int inl = 0; inl < 2; inl++) {
+                struct dmo_codec_params p = {.dir = DMO_CODEC_ENCODE,
+                                             .algo = DMO_COMPRESS_LZ4,
+                                             .page_size = PS,
+                                             .chunk_pages = 16,
+                                             .threads = 2,
+                                             .inline_work = inl,
+                                             .encrypted = true};
+                struct dmo_codec *c = NULL;
+                REQUIRE(dmo_codec_new(&p, &c) == 0);
+                REQUIRE(dmo_codec_set_key(c, key) == 0);
+                uint64_t s = 7;
+                for (unsigned i = 0; i < 48; i++) { /* 3 MiB: text, code, random */
+                        struct dmo_chunk *ch;
+                        REQUIRE(dmo_codec_acquire(c, &ch) == 0);
+                        ch->npages = 16;
+                        for (unsigned j = 0; j < 16; j++)
+                                dmo_td_fill(ch->pages + j * PS, PS,
+                                            j % 3 == 0   ? DMO_TD_TEXT
+                                            : j % 3 == 1 ? DMO_TD_CODE
+                                                         : DMO_TD_RANDOM,
+                                            &s);
+                        REQUIRE(dmo_codec_submit(c, ch) == 0);
+                        REQUIRE(dmo_codec_collect(c, &ch, true) == 0);
+                        dmo_codec_release(c, ch);
+                }
+                struct dmo_codec_costs m;
+                dmo_codec_costs(c, &m);
+                printf("# %s: compress %llu -> %llu B in %llu ns, seal %llu B in %llu ns: storing "
+                       "%s\n",
+                       inl ? "inline" : "2 workers", (unsigned long long)m.compress_in,
+                       (unsigned long long)m.compress_out, (unsigned long long)m.compress_ns,
+                       (unsigned long long)m.seal_bytes, (unsigned long long)m.seal_ns,
+                       dmo_codec_store_pays(c) ? "pays" : "does not pay");
+                CHECK(m.compress_in >= 2u << 20); /* random pages may skip the compressor */
+                CHECK(m.compress_out > 0 && m.compress_out < m.compress_in);
+                CHECK(m.compress_ns > 0 && m.seal_ns > 0);
+                CHECK(m.seal_bytes >= m.compress_out);
+                CHECK(dmo_codec_store_pays(c) == dmo_codec_costs_store_pays(&m));
+                dmo_codec_free(c);
+        }
+        struct dmo_codec *plain = pool(DMO_CODEC_ENCODE, DMO_COMPRESS_LZ4, 16, 2, 0, false);
+        REQUIRE(plain);
+        struct dmo_chunk *ch;
+        REQUIRE(dmo_codec_acquire(plain, &ch) == 0);
+        ch->npages = 16;
+        uint64_t s = 9;
+        for (unsigned j = 0; j < 16; j++)
+                dmo_td_fill(ch->pages + j * PS, PS, DMO_TD_TEXT, &s);
+        REQUIRE(dmo_codec_submit(plain, ch) == 0);
+        REQUIRE(dmo_codec_collect(plain, &ch, true) == 0);
+        dmo_codec_release(plain, ch);
+        struct dmo_codec_costs m;
+        dmo_codec_costs(plain, &m);
+        CHECK(m.compress_in == 0 && m.seal_bytes == 0);
+        CHECK(dmo_codec_store_pays(plain));
+        dmo_codec_free(plain);
+        dmo_crypto_key_free(key);
+}
+
 DMO_TEST_MAIN(T(test_order_is_kept_with_many_threads_and_out_of_order_completion),
               T(test_one_thread_and_inline_mode_work), T(test_default_threads_and_slots_work),
               T(test_raw_chunk_stays_in_place_through_the_pool),
               T(test_acquire_fails_with_eagain_when_every_slot_is_out),
               T(test_collect_returns_enodata_when_nothing_is_in_flight),
               T(test_submit_rejects_bad_chunks),
-              T(test_free_with_chunks_in_flight_does_not_hang_or_leak))
+              T(test_free_with_chunks_in_flight_does_not_hang_or_leak),
+              T(test_store_pays_only_when_sealing_the_saved_bytes_is_cheaper),
+              T(test_encrypted_encoders_measure_their_costs))

@@ -9,6 +9,7 @@
 #ifndef DMO_CODEC_CHUNK_H
 #define DMO_CODEC_CHUNK_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,14 @@
 #include "codec/codec.h"
 #include "codec/compress.h"
 #include "codec/hash.h"
+
+/* What encoding encrypted chunks cost this CPU, summed over every coder
+ * that shares it: thread CPU time compressing, with the bytes in and out
+ * (out = in when compression gave up), and sealing, with the bytes sealed. */
+struct dmo_chunk_meter {
+        atomic_uint_fast64_t compress_ns, compress_in, compress_out;
+        atomic_uint_fast64_t seal_ns, seal_bytes;
+};
 
 struct dmo_chunk_coder {
         const struct dmo_compressor_ops *ops;
@@ -37,6 +46,9 @@ struct dmo_chunk_coder {
          * random data keep the level's own: a faster trial would call
          * compressible data random and store it raw. */
         unsigned speed;
+        /* Encode, encrypted: where the costs go (dmo_codec_costs); NULL:
+         * not measured. */
+        struct dmo_chunk_meter *meter;
 };
 
 /* 0, or -EINVAL when npages is out of range (or encrypted without a key). */

@@ -63,6 +63,7 @@ struct dmo_codec {
         struct slot *slots;
         struct worker *workers;
         struct dmo_chunk_coder scratch; /* encode_one/decode_one */
+        struct dmo_chunk_meter meter;   /* encrypted encoding's costs, every coder's */
 
         /* Engine thread only. */
         unsigned *free_stack;
@@ -283,6 +284,7 @@ int dmo_codec_new(const struct dmo_codec_params *params, struct dmo_codec **out)
         if (r < 0)
                 goto fail;
         bool enc = params->dir == DMO_CODEC_ENCODE;
+        c->scratch.meter = enc ? &c->meter : NULL; /* inline mode encodes here */
         for (unsigned i = 0; i < c->nworkers; i++) {
                 c->workers[i].codec = c;
                 r = coder_init(c, &c->workers[i].coder, enc, !enc);
@@ -292,6 +294,7 @@ int dmo_codec_new(const struct dmo_codec_params *params, struct dmo_codec **out)
                  * take a raw chunk's bytes from its pages, the reader its
                  * pages from its payload. */
                 c->workers[i].coder.in_place = true;
+                c->workers[i].coder.meter = enc ? &c->meter : NULL;
         }
         r = start_workers(c);
         if (r < 0)
@@ -339,6 +342,38 @@ void dmo_codec_free(struct dmo_codec *c)
 uint32_t dmo_codec_payload_capacity(const struct dmo_codec *c)
 {
         return c->capacity;
+}
+
+void dmo_codec_costs(struct dmo_codec *c, struct dmo_codec_costs *out)
+{
+        const struct dmo_chunk_meter *m = &c->meter;
+        *out = (struct dmo_codec_costs){
+            .compress_ns = atomic_load_explicit(&m->compress_ns, memory_order_relaxed),
+            .compress_in = atomic_load_explicit(&m->compress_in, memory_order_relaxed),
+            .compress_out = atomic_load_explicit(&m->compress_out, memory_order_relaxed),
+            .seal_ns = atomic_load_explicit(&m->seal_ns, memory_order_relaxed),
+            .seal_bytes = atomic_load_explicit(&m->seal_bytes, memory_order_relaxed),
+        };
+}
+
+bool dmo_codec_costs_store_pays(const struct dmo_codec_costs *m)
+{
+        const uint64_t enough = 1u << 20;
+        if (m->compress_in < enough || m->seal_bytes < enough || m->compress_out > m->compress_in)
+                return false;
+        /* seal_ns / seal_bytes per byte, times the bytes compression saved,
+         * against compress_ns; in doubles, the products overflow 64 bits. */
+        const double saved = (double)(m->compress_in - m->compress_out);
+        return (double)m->seal_ns * saved < (double)m->compress_ns * (double)m->seal_bytes;
+}
+
+bool dmo_codec_store_pays(struct dmo_codec *c)
+{
+        if (!c->params.encrypted)
+                return true;
+        struct dmo_codec_costs m;
+        dmo_codec_costs(c, &m);
+        return dmo_codec_costs_store_pays(&m);
 }
 
 int dmo_codec_set_key(struct dmo_codec *c, const struct dmo_crypto_key *key)

@@ -136,6 +136,27 @@ int dmo_codec_encode_one(struct dmo_codec *c, struct dmo_chunk *chunk);
  * size and the time change: every chunk decodes the same way. */
 void dmo_codec_set_speed(struct dmo_codec *c, unsigned speed);
 #define DMO_CODEC_SPEED_STORE UINT_MAX
+
+/* What an encrypted encoder's workers measured on this machine: thread CPU
+ * time compressing with the bytes in and out (out = in where compression
+ * gave up), and sealing with the bytes sealed. All zero otherwise. */
+struct dmo_codec_costs {
+        uint64_t compress_ns, compress_in, compress_out;
+        uint64_t seal_ns, seal_bytes;
+};
+void dmo_codec_costs(struct dmo_codec *c, struct dmo_codec_costs *out);
+
+/* Whether storing pages as they are costs the CPU less than compressing
+ * them and sealing the result: sealing the bytes compression saves must
+ * cost less than compressing them. With native AES sealing is several
+ * times cheaper than LZ4; under emulation it is the other way round. False
+ * while either side has seen less than 1 MiB. */
+bool dmo_codec_costs_store_pays(const struct dmo_codec_costs *m);
+
+/* DMO_CODEC_SPEED_STORE spares this codec CPU: always when nothing is
+ * sealed, else as dmo_codec_costs_store_pays() says of what it measured.
+ * Any thread; no allocation. */
+bool dmo_codec_store_pays(struct dmo_codec *c);
 int dmo_codec_decode_one(struct dmo_codec *c, struct dmo_chunk *chunk);
 
 /* Decode, on the calling thread, of a chunk stored as it is (not

@@ -215,9 +215,10 @@ struct dmo_hibernate_result {
         /* The image size the kernel was asked for (SNAPSHOT_PREF_IMAGE_SIZE),
          * 0 when it was left to the kernel. */
         uint64_t image_size_asked;
-        /* Not encrypted, and the swap area held the image uncompressed after
-         * the snapshot: the writer could store chunks as they are while the
-         * disk waited for LZ4 at its fastest (image/writer.h, allow_store). */
+        /* The swap area held the image uncompressed after the snapshot: the
+         * writer could store chunks as they are while the disk waited for
+         * LZ4 at its fastest (image/writer.h, allow_store; encrypted, only
+         * while sealing measured cheaper than LZ4). */
         bool store_allowed;
         struct dmo_engine_stats stats;
 };

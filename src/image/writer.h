@@ -109,9 +109,11 @@ int dmo_image_writer_commit_pages(struct dmo_image_writer *w, size_t n);
  * compressor holds the pages back (the engine waited for a busy slot a
  * tenth of the time since the last step or more; otherwise the pace stays
  * at LZ4's fastest). True only for LZ4 at level 0 (the writer adapts its
- * speed), an image that is not encrypted, and room bytes of swap that hold
- * pages pages stored uncompressed, with their chunk headers, map and
- * header. Off at first; no allocation, callable after the snapshot. */
+ * speed) and room bytes of swap that hold pages pages stored uncompressed,
+ * with their chunk headers, tags, map and header. For an encrypted image
+ * the step is taken only while the codec measures sealing the bytes LZ4
+ * saves as cheaper than LZ4 (dmo_codec_store_pays). Off at first; no
+ * allocation, callable after the snapshot. */
 bool dmo_image_writer_allow_store(struct dmo_image_writer *w, uint64_t pages, uint64_t room);
 
 /* Flushes and drains everything, writes the extent map and the header,
