@@ -47,7 +47,7 @@ def test_kernel_path(L):
           close(r["read_s"], 3.46) and r["read_kib"] == 272180, r)
     check("the kernel's resume start runs from the resume command to its first page",
           close(r["start_s"], 4.919 - 4.703), r["start_s"])
-    check("the kernel's restore runs from the read to the restored init's first line",
+    check("without ticks in the log, the kernel's restore runs to the restored init's first line",
           close(r["restore_s"], 9.555 - 8.381), r["restore_s"])
 
 
@@ -68,7 +68,7 @@ def test_dormouse_path(L):
           close(r["kernel_io_s"], 3.748), r)
     check("dormouse's resume start ends where its load began",
           close(r["start_s"], 13.924 - 6.057 - 6.187), r["start_s"])
-    check("dormouse's restore runs to the restored dormouse's exit line",
+    check("without ticks in the log, dormouse's restore runs to the restored dormouse's exit line",
           close(r["restore_s"], 16.186 - 13.924), r["restore_s"])
 
 
@@ -114,9 +114,32 @@ def test_missing(L):
           phases.dormouse_hibernate_phases(bad)["data_s"] is None and bad[1][0] is None)
 
 
+def test_restore_ends_at_the_first_tick(L):
+    """Both paths' restore rows end where the totals do: the workload's first
+    tick in the restored system, also when a kernel message continues its
+    line; not at a tick before the image was read."""
+    kern = phases.parse_log("[ 1.0] TICK 1\n"
+                            "[ 5.0] [    4.9] PM: hibernation: Read 100 kbytes in 2.00 seconds "
+                            "(0.05 MB/s)\n"
+                            "[ 5.6] TICK 4[    8.6] Restarting tasks ... done.\n"
+                            "[ 5.9] VMTEST: RESUMED rc=0 token=1")
+    r = phases.kernel_resume_phases(kern)
+    check("the kernel's restore ends at the first tick after the read",
+          close(r["restore_s"], 0.6), r["restore_s"])
+    ours = phases.parse_log("[ 1.0] TICK 1\n"
+                            "[ 6.0] dormouse: timing: phases: check 0.3 s, load 2.0 s "
+                            "(10 pages, 40960 bytes read)\n"
+                            "[ 6.9] TICK 5\n"
+                            "[ 7.2] VMTEST: DORMOUSE hibernate rc=0 token=1")
+    d = phases.dormouse_resume_phases(ours)
+    check("dormouse's restore ends at the first tick after the load",
+          close(d["restore_s"], 0.9), d["restore_s"])
+
+
 def main():
     L = logs()
-    for t in (test_kernel_path, test_dormouse_path, test_speeds, test_table, test_missing):
+    for t in (test_kernel_path, test_dormouse_path, test_speeds, test_table, test_missing,
+              test_restore_ends_at_the_first_tick):
         try:
             t(L)
         except Exception as e:  # a crash is a failure of that group, not of the run
