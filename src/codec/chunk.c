@@ -5,11 +5,11 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
-#include <time.h>
 
 #include <xxhash.h>
 
 #include "crypto/crypto.h"
+#include "util/thread.h"
 
 uint64_t dmo_hash64(const void *data, size_t len)
 {
@@ -58,15 +58,6 @@ static bool looks_incompressible(const struct dmo_chunk_coder *k, const uint8_t 
         return true;
 }
 
-/* CPU time, not wall time: on a machine with fewer cores than threads a
- * worker is preempted, and the pace compares costs, not waits. */
-static uint64_t thread_cpu_ns(void)
-{
-        struct timespec t;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-        return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static void meter_add(atomic_uint_fast64_t *counter, uint64_t v)
 {
         atomic_fetch_add_explicit(counter, v, memory_order_relaxed);
@@ -110,14 +101,14 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
         uint32_t flags = 0;
         struct dmo_chunk_meter *meter = k->encrypted ? k->meter : NULL;
         if (nz && !store && !looks_incompressible(k, src, nz_bytes, ch->payload)) {
-                const uint64_t t0 = meter ? thread_cpu_ns() : 0;
+                const uint64_t t0 = meter ? dmo_thread_cpu_ns() : 0;
                 /* A capacity one byte short of the input makes the compressor
                  * give up as soon as compression stops paying. */
                 len = k->ops->compress(k->ctx, src, nz_bytes, ch->payload, nz_bytes - 1, k->speed);
                 if (len)
                         flags = DMO_CHUNK_COMPRESSED;
                 if (meter) {
-                        meter_add(&meter->compress_ns, thread_cpu_ns() - t0);
+                        meter_add(&meter->compress_ns, dmo_thread_cpu_ns() - t0);
                         meter_add(&meter->compress_in, nz_bytes);
                         meter_add(&meter->compress_out, len ? len : nz_bytes);
                 }
@@ -142,10 +133,10 @@ int dmo_chunk_encode(const struct dmo_chunk_coder *k, struct dmo_chunk *ch)
                     .flags = flags,
                     .plain_len = (uint32_t)len,
                 };
-                const uint64_t t0 = meter ? thread_cpu_ns() : 0;
+                const uint64_t t0 = meter ? dmo_thread_cpu_ns() : 0;
                 dmo_crypto_chunk_seal(k->key, &ad, ch->payload);
                 if (meter) {
-                        meter_add(&meter->seal_ns, thread_cpu_ns() - t0);
+                        meter_add(&meter->seal_ns, dmo_thread_cpu_ns() - t0);
                         meter_add(&meter->seal_bytes, len);
                 }
                 ch->payload_len = (uint32_t)len + DMO_CRYPTO_TAG_LEN;

@@ -20,7 +20,9 @@
 
 /* What encoding encrypted chunks cost this CPU, summed over every coder
  * that shares it: thread CPU time compressing, with the bytes in and out
- * (out = in when compression gave up), and sealing, with the bytes sealed. */
+ * (out = in when compression gave up), and sealing, with the bytes sealed.
+ * CPU time, not wall time: a worker preempted on a machine with fewer
+ * cores than threads would count the wait as cost. */
 struct dmo_chunk_meter {
         atomic_uint_fast64_t compress_ns, compress_in, compress_out;
         atomic_uint_fast64_t seal_ns, seal_bytes;

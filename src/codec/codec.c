@@ -284,7 +284,8 @@ int dmo_codec_new(const struct dmo_codec_params *params, struct dmo_codec **out)
         if (r < 0)
                 goto fail;
         bool enc = params->dir == DMO_CODEC_ENCODE;
-        c->scratch.meter = enc ? &c->meter : NULL; /* inline mode encodes here */
+        const bool measure = enc && params->encrypted && params->measure_costs;
+        c->scratch.meter = measure ? &c->meter : NULL; /* inline mode encodes here */
         for (unsigned i = 0; i < c->nworkers; i++) {
                 c->workers[i].codec = c;
                 r = coder_init(c, &c->workers[i].coder, enc, !enc);
@@ -294,7 +295,7 @@ int dmo_codec_new(const struct dmo_codec_params *params, struct dmo_codec **out)
                  * take a raw chunk's bytes from its pages, the reader its
                  * pages from its payload. */
                 c->workers[i].coder.in_place = true;
-                c->workers[i].coder.meter = enc ? &c->meter : NULL;
+                c->workers[i].coder.meter = measure ? &c->meter : NULL;
         }
         r = start_workers(c);
         if (r < 0)

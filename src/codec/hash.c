@@ -1,7 +1,8 @@
 #include "codec/hash.h"
 
-#include <time.h>
 #include <xxhash.h>
+
+#include "util/thread.h"
 
 uint64_t dmo_hash64_simd(const void *data, size_t len)
 {
@@ -19,21 +20,14 @@ uint64_t dmo_hash64_scalar(const void *data, size_t len)
         return XXH3_64bits(data, len); /* the inline, scalar one from here on */
 }
 
-static double cpu_seconds(void)
-{
-        struct timespec t;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-        return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static double time_hash(dmo_hash_fn fn, const uint8_t *buf, size_t len)
 {
         volatile uint64_t sink = 0;
-        double t0 = cpu_seconds();
+        uint64_t t0 = dmo_thread_cpu_ns();
         for (int i = 0; i < 4; i++)
                 sink += fn(buf, len);
         (void)sink;
-        return cpu_seconds() - t0;
+        return (double)(dmo_thread_cpu_ns() - t0);
 }
 
 dmo_hash_fn dmo_hash_pick(const uint8_t *scratch, size_t len)

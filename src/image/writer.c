@@ -154,6 +154,8 @@ int dmo_image_writer_new(const struct dmo_image_writer_params *params, struct dm
             .chunk_pages = p.chunk_pages,
             .threads = p.threads,
             .encrypted = p.key != NULL,
+            /* The store step's question (flush_stream) is asked only here. */
+            .measure_costs = w->adaptive && p.key != NULL,
         };
         int r = dmo_codec_new(&cp, &w->codec);
         if (r < 0)

@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 int dmo_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, size_t stack_bytes,
@@ -49,4 +50,11 @@ int dmo_thread_yield_to_feeder(void)
 void dmo_thread_set_name(const char *name)
 {
         prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
+
+uint64_t dmo_thread_cpu_ns(void)
+{
+        struct timespec t;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }

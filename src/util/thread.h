@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The engine's helpers keep their buffers on the heap; the largest stack
  * user is LZ4's 16 KiB state. */
@@ -45,5 +46,9 @@ int dmo_thread_yield_to_feeder(void);
  * /proc/self/task/N/comm show it, and DORMOUSE_DEBUG_TIMING's CPU figures
  * are summed by it. prctl only: no file, no allocation. */
 void dmo_thread_set_name(const char *name);
+
+/* The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID): what its
+ * work cost, whatever preemption added to the wall clock. A system call. */
+uint64_t dmo_thread_cpu_ns(void);
 
 #endif
