@@ -418,7 +418,46 @@ static void test_image_paths_cannot_leave_the_theme(void)
         dmo_diag_clear(&d);
 }
 
+/* The loader premultiplies as cairo does, pixel for pixel, on artwork with
+ * opaque, clear and partly clear pixels (its shortcuts for the first two
+ * must not change a value). */
+static void test_decoded_pixels_match_cairos_own_reading(void)
+{
+        static const char *const files[] = {"themes/default/logo.png", "themes/nocturne/moon.png"};
+        for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+                char path[700], why[128];
+                dmo_test_srcpath(files[i], path, sizeof(path));
+                cairo_surface_t *ours = NULL;
+                cairo_surface_t *ref = cairo_image_surface_create_from_png(path);
+                REQUIRE(cairo_surface_status(ref) == CAIRO_STATUS_SUCCESS);
+                REQUIRE(dmo_png_load_file(path, &ours, why, sizeof(why)) == 0);
+                int w = cairo_image_surface_get_width(ref), h = cairo_image_surface_get_height(ref);
+                REQUIRE(cairo_image_surface_get_width(ours) == w &&
+                        cairo_image_surface_get_height(ours) == h);
+                const uint8_t *a = cairo_image_surface_get_data(ours);
+                const uint8_t *b = cairo_image_surface_get_data(ref);
+                int sa = cairo_image_surface_get_stride(ours),
+                    sb = cairo_image_surface_get_stride(ref);
+                size_t differ = 0, opaque = 0, clear = 0;
+                for (int y = 0; y < h; y++)
+                        for (int x = 0; x < w; x++) {
+                                uint32_t pa = ((const uint32_t *)(a + (size_t)y * sa))[x];
+                                uint32_t pb = ((const uint32_t *)(b + (size_t)y * sb))[x];
+                                differ += pa != pb;
+                                opaque += pb >> 24 == 0xff;
+                                clear += pb >> 24 == 0;
+                        }
+                printf("# %s: %zu opaque, %zu clear of %d pixels, %zu differ\n", files[i], opaque,
+                       clear, w * h, differ);
+                CHECK(opaque > 0 && clear > 0 && opaque + clear < (size_t)w * h);
+                CHECK_INT(differ, ==, 0);
+                cairo_surface_destroy(ours);
+                cairo_surface_destroy(ref);
+        }
+}
+
 DMO_TEST_MAIN(
+    T(test_decoded_pixels_match_cairos_own_reading),
     T(test_shipped_themes_load_without_diagnostics), T(test_shipped_themes_pass_theme_check),
     T(test_unknown_key_and_section_warn_but_load), T(test_wrong_or_missing_format_is_an_error),
     T(test_broken_images_give_clear_diagnostics_and_no_crash),
