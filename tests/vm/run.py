@@ -1072,9 +1072,9 @@ def paired_rounds(h, key, prefix, cpus, target):
     """Both paths with cpus vCPUs, alternating kernel and dormouse for
     PAIRED_ROUNDS rounds so that a slow spell of the host hits both; the
     ratios are of the medians (with two rounds, the means) and of each
-    path's fastest run. Figures into
-    h.figures[key], never a failure on time; the round trips are checked as
-    in kernel-baseline and dormouse-roundtrip. Returns the TAP detail."""
+    path's fastest run. Figures into h.figures[key], never a failure on
+    time; the round trips are checked as in kernel-baseline and
+    dormouse-roundtrip. Returns the TAP detail."""
     h.need_dormouse()
     kern, ours = [], []
     for r in range(1, PAIRED_ROUNDS + 1):
@@ -1098,7 +1098,8 @@ def paired_rounds(h, key, prefix, cpus, target):
             f"({ratio['resume_cmd_s']:.2f}x), from power-on {med['kernel']['resume_s']:.2f} / "
             f"{med['dormouse']['resume_s']:.2f} s ({ratio['resume_s']:.2f}x) (target {target}); "
             f"fastest runs: hibernate {best['hibernate_s']:.2f}x, resume from the command "
-            f"{best['resume_cmd_s']:.2f}x, from power-on {best['resume_s']:.2f}x; runs hibernate {runs('kernel', 'hibernate_s')} / {runs('dormouse', 'hibernate_s')}, "
+            f"{best['resume_cmd_s']:.2f}x, from power-on {best['resume_s']:.2f}x; runs hibernate "
+            f"{runs('kernel', 'hibernate_s')} / {runs('dormouse', 'hibernate_s')}, "
             f"resume from the command {runs('kernel', 'resume_cmd_s')} / "
             f"{runs('dormouse', 'resume_cmd_s')}")
 
