@@ -774,8 +774,9 @@ static int kms_render(struct dmo_output *o, const struct dmo_scene *scene, bool 
                         ret = err;
         }
         /* The first frame is on its way: finish preparing for later ones. */
-        for (size_t i = 0; i < k->n_heads && k->prewarm; i++)
-                dmo_painter_prewarm(k->heads[i].painter);
+        if (k->prewarm)
+                for (size_t i = 0; i < k->n_heads; i++)
+                        dmo_painter_prewarm(k->heads[i].painter);
         return ret;
 }
 
