@@ -47,6 +47,12 @@ def parse_log(text):
 _TICK = r"^TICK \d+"
 
 
+def _restored(lines, start, fallback):
+    """Where a restore ends: the workload's first tick at or after start, or
+    the fallback pattern's line in a log without ticks."""
+    return _first(lines, _TICK, start) or _first(lines, fallback, start)
+
+
 def _first(lines, pattern, start=0):
     """(index, host t, match) of the first line at or after start matching, or None."""
     rx = re.compile(pattern)
@@ -148,8 +154,7 @@ def kernel_resume_phases(lines):
         r["read_kib"] = int(read[2].group(1))
         r["read_s"] = _float(read[2], 2)
         r["read_mbs"] = _float(read[2], 3)
-        back = (_first(lines, _TICK, read[0] + 1) or
-                _first(lines, r"VMTEST: RESUMED", read[0] + 1))
+        back = _restored(lines, read[0] + 1, r"VMTEST: RESUMED")
         if back:
             r["restore_s"] = _span(read[1], back[1])
     return r
@@ -205,8 +210,7 @@ def dormouse_resume_phases(lines):
     r["pages"], r["read_bytes"] = int(mm.group(3)), int(mm.group(4))
     if started and t is not None and r["read_s"] is not None:
         r["start_s"] = _span(started[1], t - r["read_s"])
-    back = (_first(lines, _TICK, idx + 1) or
-            _first(lines, r"VMTEST: DORMOUSE hibernate rc=", idx + 1))
+    back = _restored(lines, idx + 1, r"VMTEST: DORMOUSE hibernate rc=")
     if back:
         r["restore_s"] = _span(t, back[1])
     return r
