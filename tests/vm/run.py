@@ -22,7 +22,6 @@ import signal
 import socket
 import stat
 import struct
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,7 @@ import time
 import traceback
 import zlib
 from pathlib import Path
+from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import phases  # noqa: E402  (the phase table; tests/vm/phases-test.py checks it)
@@ -1112,8 +1112,10 @@ def scenario_one_cpu(h):
 
 
 def scenario_two_cpus(h):
-    """The same with two vCPUs (dormouse compresses on each; the kernel uses
-    up to three LZO threads). Target: dormouse at most 0.8x the kernel."""
+    """The same with two vCPUs (dormouse compresses on each; the kernel
+    compresses with one LZO thread per CPU beyond the first, so one here:
+    its log says "Using 1 thread(s) for compression"). Target: dormouse at
+    most 0.8x the kernel."""
     return paired_rounds(h, "two-cpus", "2c", 2, "0.8x")
 
 
@@ -1625,10 +1627,6 @@ def scenario_fbdev(h):
     if any(b < a for a, b in zip(widths, widths[1:])) or widths[-1] <= widths[0]:
         raise Failure(f"fbdev: bar fill {widths} does not grow steadily (see {out})")
     return f"{len(themed)} themed frames on /dev/fb0, bar {widths[0]}→{widths[-1]} px; PNGs in {out}"
-
-
-def median(xs):
-    return statistics.median(xs)
 
 
 # DORMOUSE_DEBUG_TIMING's marks on the way to the first complete frame, in order.
