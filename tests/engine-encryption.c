@@ -5,17 +5,13 @@
  * on, and does with it off; key files others may read are refused. */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <pty.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernel/sim_pages.h"
 #include "tests/testlib.h"
+#include "tests/testpty.h"
 
 #define run(...)      dmo_test_run_program(__VA_ARGS__)
 #define output()      dmo_test_program_output()
@@ -267,77 +263,42 @@ static void swap_area_holds_no_plain_text_with_encryption_on(void)
 /* A person at the terminal: the program runs on a pseudo-terminal with the
  * text splash (whose dialogs are drawn as prompts on it); each step waits
  * for a prompt to appear (counting from where the last step matched), then
- * types its keys. Returns the exit status; -2 if a prompt never came. */
+ * types its keys. Returns the exit status; -2 if a prompt never came, -3 if
+ * the program did not exit. */
 struct step {
         const char *await;
         const char *keys;
 };
 
+/* Generous: the bounds are for a program that is stuck, not a speed test;
+ * a loaded machine under a sanitizer runs each step in well under these. */
+enum { PROMPT_TIMEOUT_MS = 30000, EXIT_TIMEOUT_MS = 60000 };
+
 static int converse(const char *const argv[], const struct step *steps, size_t n)
 {
-        int master;
-        pid_t pid = forkpty(&master, NULL, NULL, NULL);
-        if (pid < 0)
+        const char *args[32];
+        size_t k = 0;
+        args[k++] = dmo_test_program();
+        for (size_t i = 1; argv[i] && k + 1 < sizeof(args) / sizeof(args[0]); i++)
+                args[k++] = argv[i];
+        args[k] = NULL;
+        struct dmo_test_pty *t;
+        if (dmo_test_pty_spawn(args, &t) != 0)
                 return -1;
-        if (pid == 0) {
-                execv(dmo_test_program(), (char *const *)argv);
-                _exit(127);
-        }
-        static char seen[1 << 16];
-        size_t have = 0, from = 0;
-        seen[0] = '\0';
         int ret = 0;
         for (size_t i = 0; i < n && ret == 0; i++) {
-                bool found = false;
-                /* A bound so that a missing prompt fails instead of hanging. */
-                for (int t = 0; t < 3000 && !found; t++) {
-                        struct pollfd pf = {master, POLLIN, 0};
-                        if (poll(&pf, 1, 10) > 0) {
-                                ssize_t r = read(master, seen + have, sizeof(seen) - 1 - have);
-                                if (r > 0)
-                                        have += (size_t)r;
-                                seen[have] = '\0';
-                        }
-                        char *at = strstr(seen + from, steps[i].await);
-                        if (at) {
-                                from = (size_t)(at - seen) + strlen(steps[i].await);
-                                found = true;
-                        }
-                        if (have > sizeof(seen) - 4096) /* keep the tail */
-                                have = from = 0;
-                }
-                if (!found) {
-                        printf("# no \"%s\" on the terminal (step %zu); it showed:\n",
-                               steps[i].await, i);
-                        for (char *l = strtok(seen + (have > 600 ? have - 600 : 0), "\r\n"); l;
-                             l = strtok(NULL, "\r\n"))
-                                printf("#   %s\n", l);
+                if (!dmo_test_pty_await(t, steps[i].await, PROMPT_TIMEOUT_MS)) {
+                        printf("# (step %zu)\n", i);
                         ret = -2;
-                        break;
-                }
-                struct timespec ts = {0, 100 * 1000 * 1000}; /* the dialog takes keys */
-                nanosleep(&ts, NULL);
-                if (write(master, steps[i].keys, strlen(steps[i].keys)) < 0)
+                } else if (dmo_test_pty_type(t, steps[i].keys) != 0) {
                         ret = -1;
+                }
         }
-        int status = 0;
-        bool exited = false;
-        for (int t = 0; t < 3000 && !exited; t++) {
-                char drain[1024];
-                struct pollfd pf = {master, POLLIN, 0};
-                if (poll(&pf, 1, 10) > 0)
-                        (void)!read(master, drain, sizeof(drain));
-                exited = waitpid(pid, &status, WNOHANG) == pid;
-        }
-        if (!exited) {
-                kill(pid, SIGKILL);
-                waitpid(pid, &status, 0);
-                ret = ret ? ret : -3;
-        }
-        close(master);
+        int status = dmo_test_pty_finish(t, EXIT_TIMEOUT_MS);
+        dmo_test_pty_free(t);
         if (ret)
                 return ret;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        return status == -ETIMEDOUT ? -3 : status;
 }
 
 /* Hibernate asks twice (a mismatch asks again); resume asks on the resume

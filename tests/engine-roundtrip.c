@@ -5,15 +5,13 @@
  * produced, so exit status 0 from resume means bit-exact. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pty.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tests/testlib.h"
+#include "tests/testpty.h"
 
 /* The program under test, through testlib. */
 #define bin()         dmo_test_program()
@@ -248,84 +246,30 @@ static void wrong_kernel_keeps_the_image_for_the_right_one(void)
         CHECK(strcmp(blkid_type(swap), "swap") == 0);
 }
 
-/* Reads the pseudo-terminal until it has shown `want` (or ~4 s passed). */
-static bool pty_wait_for(int master, const char *want, char *buf, size_t cap)
-{
-        size_t have = 0;
-        buf[0] = '\0';
-        for (int i = 0; i < 200; i++) {
-                ssize_t n = read(master, buf + have, cap - 1 - have);
-                if (n > 0) {
-                        have += (size_t)n;
-                        buf[have] = '\0';
-                        if (strstr(buf, want))
-                                return true;
-                        if (have > cap / 2) {
-                                size_t keep = strlen(want);
-                                memmove(buf, buf + have - keep, keep);
-                                have = keep;
-                                buf[have] = '\0';
-                        }
-                }
-                struct timespec ts = {0, 20 * 1000 * 1000};
-                nanosleep(&ts, NULL);
-        }
-        return false;
-}
-
-/* Drains the pseudo-terminal until the program exits (killed after ~10 s)
- * and closes it; what it showed goes to out (out_len > 0). Its exit
- * status, -1 when it did not exit. */
-static int pty_finish(pid_t pid, int master, char *out, size_t out_len)
-{
-        int status = 0;
-        size_t got = 0;
-        if (out_len)
-                out[0] = '\0';
-        for (int i = 0; i < 500; i++) {
-                char drain[1024];
-                ssize_t n = read(master, drain, sizeof(drain));
-                if (n > 0 && out_len) {
-                        size_t keep = got + (size_t)n < out_len - 1 ? (size_t)n : out_len - 1 - got;
-                        memcpy(out + got, drain, keep);
-                        got += keep;
-                        out[got] = '\0';
-                }
-                if (waitpid(pid, &status, WNOHANG) == pid)
-                        break;
-                struct timespec ts = {0, 20 * 1000 * 1000};
-                nanosleep(&ts, NULL);
-        }
-        if (waitpid(pid, &status, WNOHANG) == 0) {
-                kill(pid, SIGKILL);
-                waitpid(pid, &status, 0);
-        }
-        close(master);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+/* Bounds for a program that is stuck, not speed tests. */
+enum { PTY_SHOW_TIMEOUT_MS = 30000, PTY_EXIT_TIMEOUT_MS = 60000 };
 
 /* Resumes an image of another kernel on a pseudo-terminal with the text
  * splash and answers its questions with keys[0] (keep it and restart?)
  * and, when keys[1] is there, keys[1] (discard it?). The exit status. */
 static int resume_answering(const char *swap, const char *keys)
 {
-        int master;
-        pid_t pid = forkpty(&master, NULL, NULL, NULL);
-        if (pid < 0)
+        const char *const argv[] = {bin(), "resume",          "--kernel", "sim",      "--sim-seed",
+                                    "3",   "--resume-device", swap,       "--splash", "text",
+                                    NULL};
+        struct dmo_test_pty *t;
+        if (dmo_test_pty_spawn(argv, &t) != 0)
                 return -1;
-        if (pid == 0) {
-                execl(bin(), "dormouse", "resume", "--kernel", "sim", "--sim-seed", "3",
-                      "--resume-device", swap, "--splash", "text", (char *)NULL);
-                _exit(127);
-        }
-        static char buf[16384];
-        CHECK(pty_wait_for(master, "restart to pick that kernel", buf, sizeof(buf)));
-        CHECK(write(master, keys, 1) == 1);
+        CHECK(dmo_test_pty_await(t, "restart to pick that kernel", PTY_SHOW_TIMEOUT_MS));
+        CHECK(dmo_test_pty_type(t, (char[]){keys[0], '\0'}) == 0);
         if (keys[1]) {
-                CHECK(pty_wait_for(master, "Discard the saved session for good", buf, sizeof(buf)));
-                CHECK(write(master, keys + 1, 1) == 1);
+                CHECK(dmo_test_pty_await(t, "Discard the saved session for good",
+                                         PTY_SHOW_TIMEOUT_MS));
+                CHECK(dmo_test_pty_type(t, keys + 1) == 0);
         }
-        return pty_finish(pid, master, NULL, 0);
+        int status = dmo_test_pty_finish(t, PTY_EXIT_TIMEOUT_MS);
+        dmo_test_pty_free(t);
+        return status;
 }
 
 /* On the splash: Enter keeps the image (the highlighted answer); No then
@@ -684,21 +628,20 @@ static void info_describes_image_and_absence(void)
  * out gets what the terminal showed after the key. */
 static int hibernate_typing(const char *swap, const char *key, char *out, size_t out_len)
 {
-        int master;
-        pid_t pid = forkpty(&master, NULL, NULL, NULL);
-        if (pid < 0)
+        const char *const argv[] = {bin(),        "hibernate", "--kernel",           "sim",
+                                    "--sim-size", "8M",        "--resume-device",    swap,
+                                    "--splash",   "text",      "--debug-step-delay", "30",
+                                    NULL};
+        struct dmo_test_pty *t;
+        if (dmo_test_pty_spawn(argv, &t) != 0)
                 return -1;
-        if (pid == 0) {
-                execl(bin(), "dormouse", "hibernate", "--kernel", "sim", "--sim-size", "8M",
-                      "--resume-device", swap, "--splash", "text", "--debug-step-delay", "30",
-                      (char *)NULL);
-                _exit(127);
-        }
         /* wait until the data phase shows a percentage, then type */
-        static char buf[4096];
-        CHECK(pty_wait_for(master, "%", buf, sizeof(buf)));
-        CHECK(write(master, key, strlen(key)) == (ssize_t)strlen(key));
-        return pty_finish(pid, master, out, out_len);
+        CHECK(dmo_test_pty_await(t, "%", PTY_SHOW_TIMEOUT_MS));
+        CHECK(dmo_test_pty_type(t, key) == 0);
+        int status = dmo_test_pty_finish(t, PTY_EXIT_TIMEOUT_MS);
+        snprintf(out, out_len, "%s", dmo_test_pty_since_match(t));
+        dmo_test_pty_free(t);
+        return status;
 }
 
 static void escape_key_aborts_before_the_signature(void)

@@ -382,8 +382,7 @@ static void test_dropped_chunk_and_truncated_stream_are_refused(void)
 static uint64_t wait_prefetched(struct dmo_image_reader *rd, uint64_t want)
 {
         uint64_t got = 0;
-        for (int i = 0; i < 1000 && (got = dmo_image_reader_prefetched(rd)) < want; i++)
-                usleep(10000);
+        (void)DMO_TEST_WAIT_UNTIL((got = dmo_image_reader_prefetched(rd)) >= want, 30000);
         return got;
 }
 

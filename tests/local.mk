@@ -1,6 +1,6 @@
 # tests: the shared test library; each module adds its own test programs.
 noinst_LIBRARIES += tests/libdmotest.a
-tests_libdmotest_a_SOURCES = tests/testlib.c tests/testlib.h
+tests_libdmotest_a_SOURCES = tests/testlib.c tests/testlib.h tests/testpty.c tests/testpty.h
 DMO_TEST_LIBS = tests/libdmotest.a $(DMO_LIBS_ALL) $(DMO_LIBS)
 
 # fuzz targets: each parser of untrusted input, run by the deterministic
@@ -173,3 +173,10 @@ check_PROGRAMS += tests/fault-matrix.test
 TESTS += tests/fault-matrix.test
 tests_fault_matrix_test_SOURCES = tests/fault-matrix.c tests/image-testutil.h
 tests_fault_matrix_test_LDADD = tests/libdmotest.a $(DMO_ENGINE_DEPS) $(DMO_LIBS)
+
+# The flake hunt: the whole suite RUNS times (default 20) on one build in
+# build-tests/ (build-asan/, build-tsan/ with SUITE=sanitize or tsan) with
+# every CPU kept busy; names every test that failed in any run.
+check-flaky:
+	$(top_srcdir)/tests/run-suite --repeat $${RUNS:-20} --load $${SUITE:+--$$SUITE}
+.PHONY: check-flaky

@@ -1,6 +1,7 @@
 #include "tests/testlib.h"
 
 #include <stdarg.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -126,4 +127,36 @@ const char *dmo_test_program_output(void)
 void dmo_test_show_program_output(void)
 {
         dmo_test_sh("sed 's/^/#   /' '%s' | tail -20", program_out_path);
+}
+
+static int64_t monotonic_ns(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct dmo_test_deadline dmo_test_deadline_in(int timeout_ms)
+{
+        return (struct dmo_test_deadline){monotonic_ns() + (int64_t)timeout_ms * 1000000};
+}
+
+bool dmo_test_deadline_passed(struct dmo_test_deadline d)
+{
+        return monotonic_ns() >= d.end_ns;
+}
+
+int dmo_test_deadline_left_ms(struct dmo_test_deadline d)
+{
+        int64_t left = d.end_ns - monotonic_ns();
+        return left <= 0 ? 0 : (int)((left + 999999) / 1000000);
+}
+
+void dmo_test_nap_ms(struct dmo_test_deadline d, int ms)
+{
+        int left = dmo_test_deadline_left_ms(d);
+        int nap = ms < left ? ms : left;
+        struct timespec ts = {nap / 1000, (long)(nap % 1000) * 1000000L};
+        while (nap > 0 && nanosleep(&ts, &ts) != 0)
+                ;
 }

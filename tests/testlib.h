@@ -97,6 +97,33 @@ const char *dmo_test_program_output(void);
 /* Copies the last 20 lines of it into the TAP log as comments. */
 void dmo_test_show_program_output(void);
 
+/* A point in time on CLOCK_MONOTONIC. Every wait in a test is a deadline on
+ * a condition, never a count of polls or sleeps: a poll that returns at once
+ * (a hung-up terminal, a closed pipe) would use up a count in microseconds,
+ * and a loaded machine stretches each sleep. */
+struct dmo_test_deadline {
+        int64_t end_ns;
+};
+
+struct dmo_test_deadline dmo_test_deadline_in(int timeout_ms);
+bool dmo_test_deadline_passed(struct dmo_test_deadline d);
+/* Milliseconds left (rounded up), 0 once passed: a timeout for poll(). */
+int dmo_test_deadline_left_ms(struct dmo_test_deadline d);
+/* Sleeps ms, or until the deadline if that comes first. */
+void dmo_test_nap_ms(struct dmo_test_deadline d, int ms);
+
+/* Evaluates cond until it is true or timeout_ms have passed, napping 1 ms
+ * between tries; true when it became true (it is tried once more at the
+ * deadline). */
+#define DMO_TEST_WAIT_UNTIL(cond, timeout_ms)                                                      \
+        ({                                                                                         \
+                struct dmo_test_deadline dl_ = dmo_test_deadline_in(timeout_ms);                   \
+                bool ok_;                                                                          \
+                while (!(ok_ = (cond)) && !dmo_test_deadline_passed(dl_))                          \
+                        dmo_test_nap_ms(dl_, 1);                                                   \
+                ok_ || (cond);                                                                     \
+        })
+
 #define DMO_TEST_MAIN(...)                                                                         \
         int main(void)                                                                             \
         {                                                                                          \
