@@ -155,6 +155,7 @@ bench-scaling: tests/bench-hibernate$(EXEEXT)
 # The QEMU tests: a real Debian kernel hibernated and resumed by dormouse
 # (tests/vm/run.py; screenshots under tests/vm/out/).
 check-vm: dormouse$(EXEEXT)
+	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse
 .PHONY: check-vm
 # Its phase table's parser, on serial logs captured from a run (no QEMU).
@@ -165,6 +166,7 @@ TESTS += tests/vm/phases-test.py
 # root: mmdebstrap, chroot). The guest's dormouse is configured with
 # --prefix=/usr --sysconfdir=/etc and built in vm-desktop/ here.
 check-vm-desktop:
+	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop $(VM_DESKTOP_FLAGS)
 .PHONY: check-vm-desktop
 

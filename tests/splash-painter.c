@@ -640,7 +640,39 @@ static void test_rtl_language_mirrors_bar_and_answers(void)
         REQUIRE(!dmo_i18n_rtl());
 }
 
-DMO_TEST_MAIN(T(test_bar_filled_width_matches_progress),
+/* The percent on the stats line is the bar's, of the same frame: at the
+ * end of a resume's data phase the bar stands at 95 % while the restored
+ * system starts, and the line says so, not "100 %"; with no rate worth
+ * showing there is neither MB/s nor time left. */
+static void test_stats_percent_is_the_bars(void)
+{
+        struct dmo_theme *t = load("default");
+        REQUIRE(t);
+        struct dmo_painter *p = NULL;
+        REQUIRE(dmo_painter_new(t, 1280, 800, 1, 0, &p) == 0);
+        struct dmo_scene sc;
+        dmo_preview_scene(DMO_SCENE_RESUME, 0.95, 0, &sc);
+        sc.progress.phase = DMO_PHASE_RESTORE;
+        sc.progress.pages_done = sc.progress.pages_total;
+        sc.progress.mb_per_s = 0;
+        sc.progress.eta_s = -1;
+        static const struct {
+                double bar;
+                const char *want;
+        } cases[] = {{0.95, "· 95% ·"}, {0.999, "· 99% ·"}, {1.0, "· 100% ·"}, {0.004, "· 0% ·"}};
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char line[512];
+                sc.bar_fraction = cases[i].bar;
+                dmo_painter_stats_line(p, &sc, line, sizeof(line));
+                printf("# bar %.3f: %s\n", cases[i].bar, line);
+                CHECK_STR_CONTAINS(line, cases[i].want);
+                CHECK(!strstr(line, "MB/s") && !strstr(line, "left"));
+        }
+        dmo_painter_free(p);
+        dmo_theme_free(t);
+}
+
+DMO_TEST_MAIN(T(test_bar_filled_width_matches_progress), T(test_stats_percent_is_the_bars),
               T(test_bar_never_shows_fewer_pixels_for_more_progress),
               T(test_long_strings_stay_inside_their_boxes_and_the_screen),
               T(test_title_is_drawn_in_its_box_for_every_mode),

@@ -1,4 +1,5 @@
 #include "progress/progress.h"
+#include "progress/rate.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,11 +35,6 @@ enum {
         ABORT_OPEN = 1u,      /* the run may still be aborted */
         ABORT_REQUESTED = 2u, /* someone asked for it while it was open */
 };
-
-/* Throughput is re-estimated at most this often, whoever samples. */
-static const double rate_interval_s = 0.25;
-/* Weight of the newest rate estimate in the moving average. */
-static const double rate_smoothing = 0.3;
 
 /* Per-page events go to a lane of the reporting thread's own: a cache line
  * that only that thread writes (a plain load and store, no locked
@@ -78,10 +74,7 @@ struct dmo_progress {
         unsigned page_size;
         struct timespec start;
         double last_fraction; /* the monotonic floor */
-        double rate_time;     /* when the rate was last estimated */
-        uint64_t rate_pages;  /* pages_done then */
-        double rate_bps;      /* smoothed bytes per second, 0 until known */
-        double phase_time;    /* when the current phase began */
+        struct dmo_rate rate; /* of the current data phase (rate.h) */
         uint64_t phase_pages; /* pages_done then */
         char message[256];
 };
@@ -180,13 +173,10 @@ static inline void lane_add(atomic_uint_fast64_t *v, uint64_t n)
 void dmo_progress_set_phase(struct dmo_progress *p, enum dmo_phase phase)
 {
         pthread_mutex_lock(&p->lock);
-        p->phase_time = seconds_since(&p->start);
         p->phase_pages = sum_pages_done(p);
         /* A new phase, a new rate: the old one (or the idle time before the
          * data phase) says nothing about it. */
-        p->rate_time = p->phase_time;
-        p->rate_pages = p->phase_pages;
-        p->rate_bps = 0;
+        dmo_rate_reset(&p->rate, p->phase_pages);
         atomic_store(&p->phase, (int)phase);
         pthread_mutex_unlock(&p->lock);
 }
@@ -292,15 +282,10 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
         uint64_t total = atomic_load(&p->pages_total);
         double now = seconds_since(&p->start);
 
-        if (now - p->rate_time >= rate_interval_s && done >= p->rate_pages) {
-                double dt = now - p->rate_time;
-                double bps = (double)(done - p->rate_pages) * p->page_size / dt;
-                if (is_data_phase(phase))
-                        p->rate_bps = p->rate_bps > 0 ? rate_smoothing * bps +
-                                                            (1 - rate_smoothing) * p->rate_bps
-                                                      : bps;
-                p->rate_time = now;
-                p->rate_pages = done;
+        double bps = 0;
+        if (is_data_phase(phase)) {
+                dmo_rate_note(&p->rate, now, done);
+                bps = dmo_rate_pages_per_s(&p->rate) * p->page_size;
         }
 
         out->mode = p->mode;
@@ -313,11 +298,6 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
         unsigned abort_state = atomic_load(&p->abort_state);
         out->abort_requested = (abort_state & ABORT_REQUESTED) != 0;
         out->abortable = (abort_state & ABORT_OPEN) != 0;
-        /* Until the first smoothed estimate, the average since the phase began
-         * (short runs end before the first estimate). */
-        double bps = p->rate_bps;
-        if (bps <= 0 && is_data_phase(phase) && now - p->phase_time > 0.05 && done > p->phase_pages)
-                bps = (double)(done - p->phase_pages) * p->page_size / (now - p->phase_time);
         out->mb_per_s = bps / 1e6;
         out->eta_s = -1;
 

@@ -96,10 +96,11 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
 const char *dmo_phase_id(enum dmo_phase phase);
 const char *dmo_phase_label(enum dmo_phase phase);
 
-/* The share of the image's pages done, in percent, for every renderer that
- * prints it beside the amounts ("38% · 4.9 GB of 12.9 GB"): rounded like
- * the amounts, 100 only when every page is done; -1 before there is a
- * total. The bar is the whole job, not this (doc/themes.md). */
+/* The share of the image's pages done, in percent, for the text log's
+ * lines that print it beside the page counts ("31250 of 100000 pages
+ * (31%)"): rounded like the amounts, 100 only when every page is done; -1
+ * before there is a total. The splash's stats line shows the bar's percent
+ * instead (doc/themes.md). */
 int dmo_progress_data_percent(const struct dmo_progress_snapshot *s);
 
 #endif

@@ -838,8 +838,14 @@ static void build_stats(const struct dmo_painter *p, const struct dmo_scene *sc,
 
         out[0] = '\0';
         APPEND("%s", dmo_phase_label(pr->phase));
-        int pct = dmo_progress_data_percent(pr);
-        if (pct >= 0 && (sc->kind == DMO_SCENE_HIBERNATE || sc->kind == DMO_SCENE_RESUME)) {
+        /* The bar's own percent, of the frame's bar: the two never disagree
+         * (a data-phase share said "100 %" beside a bar at 95 % while the
+         * restored system was being started). Rounded down, so 100 only
+         * when the bar is full. */
+        if (pr->pages_total > 0 &&
+            (sc->kind == DMO_SCENE_HIBERNATE || sc->kind == DMO_SCENE_RESUME)) {
+                double f = sc->bar_fraction > 0 ? sc->bar_fraction : 0;
+                int pct = f >= 1 ? 100 : (int)(f * 100);
                 APPEND("%s", sep);
                 APPEND(_("%d%%"), pct);
         }
@@ -863,6 +869,12 @@ static void build_stats(const struct dmo_painter *p, const struct dmo_scene *sc,
                 APPEND("%s", eta);
         }
 #undef APPEND
+}
+
+void dmo_painter_stats_line(const struct dmo_painter *p, const struct dmo_scene *scene, char *out,
+                            size_t len)
+{
+        build_stats(p, scene, out, len);
 }
 
 static int bar_px(const struct dmo_painter *p, double f)
