@@ -249,6 +249,65 @@ static void test_switch_graphics_and_restore_in_reverse_order(void)
         rig_free(&g);
 }
 
+/* A VT in text mode is redrawn by the console the moment it is shown: with
+ * a screen to come, the VT is in graphics mode before the switch, and a
+ * screen's own request later changes nothing. */
+static void test_graphics_before_the_switch_when_a_screen_will_draw(void)
+{
+        struct rig g;
+        REQUIRE(rig_init(&g));
+        g.p.graphics_at_switch = true;
+        struct dmo_console *c;
+        REQUIRE(dmo_console_new(&g.p, &c) == 0);
+        int fd = dmo_console_fd(c);
+        int set = find(&g.vt, 0, KDSETMODE, KD_GRAPHICS);
+        int shown = find(&g.vt, 0, VT_ACTIVATE, 7);
+        CHECK(set >= 0 && shown > set);
+        REQUIRE(set >= 0);
+        CHECK_INT(g.vt.calls[set].fd, ==, fd); /* our VT, not the desktop's */
+        CHECK_INT(dmo_console_set_graphics(c), ==, 0);
+        CHECK_INT(count(&g.vt, KDSETMODE), ==, 1);
+        CHECK(!dmo_console_found_graphics(c)); /* a new VT is a text console */
+        int before_free = g.vt.n;
+        dmo_console_free(c);
+        int text = find(&g.vt, before_free, KDSETMODE, KD_TEXT);
+        int back = find(&g.vt, before_free, VT_ACTIVATE, 2);
+        CHECK(text >= 0 && back > text);
+        rig_free(&g);
+}
+
+/* No screen took the VT after all: the text progress written there must
+ * show, so the mode goes back to text at once; and a switch that never
+ * happens leaves no VT in graphics mode behind. */
+static void test_text_again_when_no_screen_draws(void)
+{
+        struct rig g;
+        REQUIRE(rig_init(&g));
+        g.p.graphics_at_switch = true;
+        struct dmo_console *c;
+        REQUIRE(dmo_console_new(&g.p, &c) == 0);
+        int fd = dmo_console_fd(c);
+        CHECK_INT(dmo_console_set_text(c), ==, 0);
+        int text = find(&g.vt, 0, KDSETMODE, KD_TEXT);
+        REQUIRE(text >= 0);
+        CHECK_INT(g.vt.calls[text].fd, ==, fd);
+        int before_free = g.vt.n;
+        dmo_console_free(c);
+        CHECK_INT(find(&g.vt, before_free, KDSETMODE, -1), ==, -1); /* nothing to undo */
+        rig_free(&g);
+
+        REQUIRE(rig_init(&g));
+        g.p.graphics_at_switch = true;
+        g.vt.stuck = true;
+        CHECK_INT(dmo_console_new(&g.p, &c), ==, -ETIMEDOUT);
+        int set = find(&g.vt, 0, KDSETMODE, KD_GRAPHICS);
+        text = find(&g.vt, 0, KDSETMODE, KD_TEXT);
+        int gone = find(&g.vt, 0, VT_DISALLOCATE, 7);
+        CHECK(set >= 0 && text > set && gone > text);
+        CHECK(dmo_console_set_text(NULL) == 0);
+        rig_free(&g);
+}
+
 static void test_without_switch_graphics_goes_to_the_active_vt(void)
 {
         struct rig g;
@@ -325,6 +384,8 @@ DMO_TEST_MAIN(T(test_no_tty0_is_enoent_and_changes_nothing),
               T(test_no_free_vt_is_ebusy_and_nothing_switches),
               T(test_activation_that_never_happens_times_out_and_undoes),
               T(test_switch_graphics_and_restore_in_reverse_order),
+              T(test_graphics_before_the_switch_when_a_screen_will_draw),
+              T(test_text_again_when_no_screen_draws),
               T(test_without_switch_graphics_goes_to_the_active_vt),
               T(test_a_vt_found_in_graphics_mode_is_told_and_kept_so),
               T(test_a_vt_found_in_text_mode_is_not_a_picture_to_continue),

@@ -195,6 +195,8 @@ static void open_console(struct dmo_splash_session *s)
             .tty0 = s->p.tty0,
             .tty_prefix = s->p.tty_prefix,
             .switch_vt = s->p.switch_vt && s->p.mode == DMO_MODE_HIBERNATE,
+            /* Only a screen opens the console: it will draw there. */
+            .graphics_at_switch = true,
         };
         int r = dmo_console_new(&cp, &s->console);
         if (r < 0 && cp.switch_vt) {
@@ -216,6 +218,8 @@ static void report_handover(const struct dmo_splash_session *s)
 {
         if (s->screen || dmo_console_vt(s->console) == 0)
                 return;
+        /* The text progress goes to the VT: it must be readable there. */
+        dmo_console_set_text(s->console);
         const char *why =
             s->screen_failed ? dmo_output_strerror(s->screen_failed, s->screen_err) : NULL;
         report(s, DMO_SPLASH_NOTE,

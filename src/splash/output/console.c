@@ -89,6 +89,22 @@ static void release_vt(struct dmo_console *c)
         c->vt = 0;
 }
 
+/* KD_GRAPHICS on fd, remembering the mode found for dmo_console_free(). */
+static int set_graphics_on(struct dmo_console *c, int fd)
+{
+        int mode = KD_TEXT;
+        int r = xioctl(c, fd, KDGETMODE, (unsigned long)&mode);
+        if (r < 0)
+                return r;
+        r = xioctl(c, fd, KDSETMODE, KD_GRAPHICS);
+        if (r < 0)
+                return r;
+        c->mode_fd = fd;
+        c->saved_mode = mode;
+        c->graphics = true;
+        return 0;
+}
+
 static int take_vt(struct dmo_console *c)
 {
         char path[256];
@@ -105,11 +121,15 @@ static int take_vt(struct dmo_console *c)
         if (c->vt_fd < 0)
                 return -errno;
         c->vt = n;
+        /* Not fatal: without it the switch may show the console a moment. */
+        if (c->p.graphics_at_switch)
+                (void)set_graphics_on(c, c->vt_fd);
         r = activate(c, n, c->p.activate_ms > 0 ? c->p.activate_ms : default_activate_ms);
         if (r < 0) {
                 /* Back where we were before anything is freed: a switch
                  * still pending would otherwise land on a dead VT. */
                 activate(c, c->previous_vt, poll_step_ms * 10);
+                dmo_console_set_text(c);
                 release_vt(c);
                 return r;
         }
@@ -172,17 +192,17 @@ int dmo_console_set_graphics(struct dmo_console *c)
 {
         if (!c || c->graphics)
                 return 0;
-        int fd = c->vt_fd >= 0 ? c->vt_fd : c->tty0_fd;
-        int mode = KD_TEXT;
-        int r = xioctl(c, fd, KDGETMODE, (unsigned long)&mode);
+        return set_graphics_on(c, c->vt_fd >= 0 ? c->vt_fd : c->tty0_fd);
+}
+
+int dmo_console_set_text(struct dmo_console *c)
+{
+        if (!c || !c->graphics)
+                return 0;
+        int r = xioctl(c, c->mode_fd, KDSETMODE, (unsigned long)c->saved_mode);
         if (r < 0)
                 return r;
-        r = xioctl(c, fd, KDSETMODE, KD_GRAPHICS);
-        if (r < 0)
-                return r;
-        c->mode_fd = fd;
-        c->saved_mode = mode;
-        c->graphics = true;
+        c->graphics = false;
         return 0;
 }
 

@@ -14,6 +14,10 @@
  *   (no tty0, not a VT, VT_OPENQRY fails) or activation times out it gives
  *   up, undoes what it did, and says why (dmo_console_new() returns the
  *   error; the session goes on without it).
+ * - With graphics_at_switch the VT is in graphics mode before VT_ACTIVATE:
+ *   a VT in text mode is redrawn by the console (fbcon) the moment it is
+ *   shown, which flashed an empty console or old boot text between the
+ *   desktop and the splash.
  * - dmo_console_free() restores what it changed, in reverse order: the VT's
  *   display mode, the VT that was active before (the compositor takes the
  *   screen back and repaints all of it), then deallocates its VT.
@@ -30,8 +34,13 @@ struct dmo_console_params {
         const char *tty0;       /* the VT master device: "/dev/tty0" */
         const char *tty_prefix; /* VT n is tty_prefix + n: "/dev/tty" */
         bool switch_vt;         /* take a VT of our own (hibernate) */
-        int activate_ms;        /* bound on the switch; 0: 1000 */
-        int master_ms;          /* how long screens retry DRM master after a switch; 0: 1000 */
+        /* A screen will draw on that VT: it goes to graphics mode before it
+         * is shown, so the switch shows the desktop's last picture until the
+         * splash's first, never the console's text or cursor.
+         * dmo_console_set_text() undoes it when no screen took the VT. */
+        bool graphics_at_switch;
+        int activate_ms; /* bound on the switch; 0: 1000 */
+        int master_ms;   /* how long screens retry DRM master after a switch; 0: 1000 */
         /* NULL: ioctl(2). Tests simulate the VT layer here. Returns -1 and
          * sets errno like ioctl(2). */
         int (*ioctl)(void *ctx, int fd, unsigned long req, unsigned long arg);
@@ -59,6 +68,10 @@ int dmo_console_previous_vt(const struct dmo_console *c);
 /* KD_GRAPHICS on the VT shown, so the console draws no text or cursor over
  * the splash; the mode found is restored at free. Idempotent; NULL: 0. */
 int dmo_console_set_graphics(struct dmo_console *c);
+
+/* Back to the mode found (text, for a new VT) where no screen shows on the
+ * VT after all, so the text progress written there can be read. NULL: 0. */
+int dmo_console_set_text(struct dmo_console *c);
 
 /* Whether the VT was already in graphics mode before the splash set it:
  * another program (Plymouth's boot splash) left a picture on the screen,
