@@ -651,10 +651,24 @@ def boot_to_desktop(h, vm, shots, label):
                      f"{fraction(last, CLIENT):.1%})" if last else "") + f"\n{vm.tail()}")
 
 
-def settle(vm, shots, label, seconds=4.0):
-    """A last desktop frame after a few seconds of quiet, for comparisons."""
-    time.sleep(seconds)
-    return shots.take(vm, label)
+def settle(vm, shots, label, timeout=15.0, interval=0.5):
+    """The screen once it has stopped changing, for comparisons: the first
+    frame that is (nearly, the counter's digits aside) the frame taken
+    interval s before it. A compositor still repainting after a resume, or
+    the desktop still coming back after Esc, is waited for up to timeout s;
+    then the last frame is the answer, and the comparison says how much of
+    the desktop it shows."""
+    end = time.monotonic() + timeout
+    last = shots.take(vm, label)
+    while time.monotonic() < end and vm.exit_t is None:
+        time.sleep(interval)
+        fr = shots.take(vm, label)
+        if fr is None:
+            continue
+        if last is not None and similarity(last, fr) >= 0.99:
+            return fr
+        last = fr
+    return last
 
 
 def menu_hibernate(h, vm, shots, label, interval=0.6, on_frame=None):
@@ -794,7 +808,7 @@ def round_trip(h, name, shots, extra="", initrd=None, append=None, r=None):
                       f"{vm2.tail(25)}")
     r["resume"] = t_back
     log(f"{name}: client back {t_back:.1f} s after power-on")
-    r["after"] = settle(vm2, shots, "2-after", 5.0)
+    r["after"] = settle(vm2, shots, "2-after")
     r["status2"] = status(vm2)
     cs = counters(vm2)
     r["counter_after"] = cs[0][1] if cs else None
@@ -976,7 +990,7 @@ def scenario_esc(h):
             vm = h.vm("esc-1", disk).start()
             boot_to_desktop(h, vm, shots, "1")
         before_status = status(vm)
-        before = settle(vm, shots, "before", 1.0)
+        before = settle(vm, shots, "before")
         pressed = []
 
         def on_frame(fr):
@@ -993,8 +1007,7 @@ def scenario_esc(h):
                           f"({len(frames)} screendumps)")
         if not pressed:
             raise Failure(f"no themed hibernate scene to press Esc on within {T_HIBERNATE:.0f} s")
-        time.sleep(3)
-        after = shots.take(vm, "after")
+        after = settle(vm, shots, "after")
         # The unit ends after the desktop is back (VT restored, thaw, exit,
         # post step). Its state cannot keep the status (5 counts as success
         # and an inactive unit is unloaded): its post step writes it into the
