@@ -211,9 +211,9 @@ static void test_waiting_for_a_device(void)
                             "printf 'DEVNAME=late\\n' > '%s/dev/block/253:7/uevent' && "
                             "touch '%s/late') &",
                             sys, sys, dev) == 0);
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        CHECK_INT(dmo_resume_device_wait("253:7", dev, sys, 5000, path, sizeof(path)), ==, 0);
-        CHECK(elapsed_ms(&t0) < 10000);
+        /* A bound for a device that never comes, not a speed test: a loaded
+         * machine may start the shell above late. */
+        CHECK_INT(dmo_resume_device_wait("253:7", dev, sys, 30000, path, sizeof(path)), ==, 0);
         CHECK_STR_CONTAINS(path, "/wdev/late");
         CHECK_INT(dmo_wait_for_device(path, 0), ==, 0);
         CHECK_INT(dmo_resume_device_wait("253:8", dev, sys, 50, path, sizeof(path)), ==,
