@@ -273,6 +273,18 @@ struct step {
         const char *keys;
 };
 
+/* Seconds on the monotonic clock: the waits below are deadlines, not counts
+ * of polls (a poll returns early whenever output arrives, so a count runs
+ * out sooner the more the program prints). */
+static double mono_s(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const double converse_wait_s = 60.0;
+
 static int converse(const char *const argv[], const struct step *steps, size_t n)
 {
         int master;
@@ -289,8 +301,8 @@ static int converse(const char *const argv[], const struct step *steps, size_t n
         int ret = 0;
         for (size_t i = 0; i < n && ret == 0; i++) {
                 bool found = false;
-                /* A bound so that a missing prompt fails instead of hanging. */
-                for (int t = 0; t < 3000 && !found; t++) {
+                /* A deadline so that a missing prompt fails instead of hanging. */
+                for (double end = mono_s() + converse_wait_s; !found && mono_s() < end;) {
                         struct pollfd pf = {master, POLLIN, 0};
                         if (poll(&pf, 1, 10) > 0) {
                                 ssize_t r = read(master, seen + have, sizeof(seen) - 1 - have);
@@ -322,7 +334,7 @@ static int converse(const char *const argv[], const struct step *steps, size_t n
         }
         int status = 0;
         bool exited = false;
-        for (int t = 0; t < 3000 && !exited; t++) {
+        for (double end = mono_s() + converse_wait_s; !exited && mono_s() < end;) {
                 char drain[1024];
                 struct pollfd pf = {master, POLLIN, 0};
                 if (poll(&pf, 1, 10) > 0)
