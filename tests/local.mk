@@ -164,9 +164,10 @@ check-vm-bookworm: dormouse$(EXEEXT)
 # Its phase table's parser, on serial logs captured from a run (no QEMU).
 TESTS += tests/vm/phases-test.py
 
-# The desktop scenarios (issue 8): a Debian 12 guest with systemd, logind and
-# Weston, hibernated from the user's menu (tests/vm/desktop/run.py; needs
-# root: mmdebstrap, chroot). The guest's dormouse is configured with
+# The desktop scenarios (issue 8): a Debian 13 guest with systemd, logind and
+# Weston (VM_DESKTOP_FLAGS='--suite bookworm': Debian 12), hibernated from
+# the user's menu (tests/vm/desktop/run.py; needs root: mmdebstrap, chroot).
+# The guest's dormouse is configured with
 # --prefix=/usr --sysconfdir=/etc and built in vm-desktop/ here.
 check-vm-desktop:
 	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop $(VM_DESKTOP_FLAGS)
