@@ -903,6 +903,21 @@ def require_unit_ran_dormouse(r):
         raise Failure("no line from dormouse on the console: the unit did not run it")
 
 
+def freezes_user_slice():
+    """systemd 256 and later freeze user.slice around a sleep (trixie's 257;
+    bookworm's 252 does not), and so does dormouse's drop-in there."""
+    return SUITE != "bookworm"
+
+
+def require_user_slice(vm, what, since=0):
+    """dormouse-sleep-hooks' line (the unit's stderr goes to the console)."""
+    if not [i for i, _, _ in vm.find_all(rf"dormouse-sleep-hooks: {what} unit 'user.slice'")
+            if i >= since]:
+        raise Failure(f"{vm.name}: no \"{what} unit 'user.slice'\" from dormouse-sleep-hooks on the "
+                      f"console (systemd 256 and later freeze the sessions around a sleep)\n"
+                      f"{vm.tail()}")
+
+
 def scenario_menu_hibernate(h):
     """2: the user's Hibernate(false): the desktop, dormouse's themed
     hibernate scene with a growing bar, power off."""
@@ -917,6 +932,8 @@ def scenario_menu_hibernate(h):
     if r["rc1"] != 0:
         raise Failure(f"QEMU exited with {r['rc1']}, not a power-off")
     require_unit_ran_dormouse(r)
+    if freezes_user_slice():
+        require_user_slice(r["vm1"], "froze")
     frames = r["hib_frames"]
     th = [f for f in frames if themed(f, h.theme)]
     desk = [f for f in frames if is_desktop(f)]
@@ -953,6 +970,12 @@ def scenario_resume(h):
         detail.append(check_hooks(r))
     except Failure as e:
         problems.append(str(e))
+    if freezes_user_slice():
+        try:
+            require_user_slice(r["vm2"], "thawed")
+            detail.append("user.slice frozen and thawed")
+        except Failure as e:
+            problems.append(str(e))
     frames = r["res_frames"]
     th = [f for f in frames if themed(f, h.theme)]
     ok, widths = bar_grows(th, h.theme)
