@@ -244,6 +244,41 @@ check "sleep hooks: post after a resume says nothing more" sh -c '! grep -q "did
 env -i PATH=/bin "$chroot" "$root" /bin/sh /sleep-hooks sideways hibernate 2>/dev/null
 check "sleep hooks: refuse anything but pre or post" test $? = 2
 
+# user.slice, as systemd-sleep 256 and later: frozen before the pre hooks,
+# thawed after the post hooks; a stand-in systemctl of a given version
+# records its calls among the hooks' lines.
+printf '#!/bin/sh
+if [ "$1" = --version ]; then echo "systemd $(cat /tmp/systemd-version) (x)"; exit 0; fi
+echo "systemctl $*" >>/tmp/hooks
+' \
+	>"$root/bin/systemctl"
+chmod +x "$root/bin/systemctl"
+mkdir -p "$root/run"
+echo 257 >"$root/tmp/systemd-version"
+rm -f "$root/tmp/hooks" "$root/run/dormouse/froze-user-slice"
+env -i PATH=/bin "$chroot" "$root" /bin/sh /sleep-hooks pre hibernate 2>"$tmp/hooks.err"
+env -i PATH=/bin EXIT_CODE=exited EXIT_STATUS=0 "$chroot" "$root" /bin/sh /sleep-hooks post hibernate \
+	2>>"$tmp/hooks.err"
+check "sleep hooks: systemd 257: user.slice frozen before the pre hooks, thawed after the post hooks" \
+	test "$(tr '\n' '|' <"$root/tmp/hooks")" = \
+	"systemctl freeze user.slice|etc/systemd/system-sleep/10-both pre hibernate hibernate|usr/lib/systemd/system-sleep/40-after pre hibernate hibernate|etc/systemd/system-sleep/10-both post hibernate hibernate|usr/lib/systemd/system-sleep/40-after post hibernate hibernate|systemctl thaw user.slice|"
+check "sleep hooks: the freeze is in the unit's journal" grep -q "froze unit 'user.slice'" "$tmp/hooks.err"
+rm -f "$root/tmp/hooks"
+env -i PATH=/bin SYSTEMD_SLEEP_FREEZE_USER_SESSIONS=false "$chroot" "$root" /bin/sh /sleep-hooks pre hibernate \
+	2>"$tmp/hooks.err"
+env -i PATH=/bin SYSTEMD_SLEEP_FREEZE_USER_SESSIONS=false "$chroot" "$root" /bin/sh /sleep-hooks post hibernate \
+	2>>"$tmp/hooks.err"
+check "sleep hooks: SYSTEMD_SLEEP_FREEZE_USER_SESSIONS=false freezes nothing" \
+	sh -c '! grep -q systemctl "$1"' sh "$root/tmp/hooks"
+check "sleep hooks: and says the sessions remain unfrozen" grep -q "remain unfrozen" "$tmp/hooks.err"
+echo 255 >"$root/tmp/systemd-version"
+rm -f "$root/tmp/hooks"
+env -i PATH=/bin "$chroot" "$root" /bin/sh /sleep-hooks pre hibernate 2>/dev/null
+env -i PATH=/bin "$chroot" "$root" /bin/sh /sleep-hooks post hibernate 2>/dev/null
+check "sleep hooks: systemd 255 (its systemd-sleep freezes nothing): nothing frozen" \
+	sh -c '! grep -q systemctl "$1"' sh "$root/tmp/hooks"
+rm -f "$root/bin/systemctl"
+
 # --- the initramfs-tools hook against stand-ins for hook-functions -------------
 host="$tmp/host"
 mkdir -p "$host/bin" "$host/etc" "$host/share/dormouse/themes/default" \

@@ -47,6 +47,9 @@ MODULES = [
     "virtio_pci", "virtio_blk",
     "drm", "drm_kms_helper", "ttm", "drm_ttm_helper", "drm_vram_helper", "bochs",
     "evdev",
+    # hibernate.compressor=lz4 (6.9 and later; a module in Debian 13's
+    # kernel): loaded in every boot, so the resume finds it (kernel-lz4)
+    "lz4",
 ]
 
 BOOT_TIMEOUT = 120.0
@@ -104,23 +107,44 @@ class Kernel:
         self.kver = meta["kver"]
         self.vmlinuz = self.root / meta["vmlinuz"]
         self.modules = meta["modules"]  # paths relative to root, in load order
+        self.suite = meta.get("suite", "bookworm")  # caches from before suites were bookworm's
+
+    def config(self, option):
+        """CONFIG_option's value in the kernel's config ("y", "m", ...), or None."""
+        path = self.root / "boot" / f"config-{self.kver}"
+        m = re.search(rf"^CONFIG_{option}=(.*)$", path.read_text(), re.M)
+        return m.group(1).strip('"') if m else None
 
     def vmlinux(self):
         """The ELF kernel inside the bzImage, for a PVH boot: under TCG the
-        xz decompressor alone costs ~6 s of every boot."""
+        decompressor costs seconds of every boot (~6 s for 6.1's xz). 6.1's
+        payload is xz (Python's lzma), 6.12's zstd (the zstd tool, which
+        stops at the padding after the frame: the ELF's section table,
+        its last part, must be whole)."""
         out = self.root / "boot" / f"vmlinux-{self.kver}"
         if out.exists():
             return out
-        import lzma
         data = self.vmlinuz.read_bytes()
+        elf = None
         at = data.find(b"\xfd7zXZ\x00")
-        if at < 0:
-            return None
-        try:
-            elf = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(data[at:])
-        except lzma.LZMAError:
-            return None
-        if not elf.startswith(b"\x7fELF"):
+        if at >= 0:
+            import lzma
+            try:
+                elf = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(data[at:])
+            except lzma.LZMAError:
+                return None
+        else:
+            at = data.find(b"\x28\xb5\x2f\xfd")
+            if at < 0 or not shutil.which("zstd"):
+                return None
+            elf = subprocess.run(["zstd", "-dc"], input=data[at:], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL).stdout
+            if len(elf) >= 64:
+                shoff, = struct.unpack_from("<Q", elf, 0x28)
+                shentsize, shnum = struct.unpack_from("<HH", elf, 0x3a)
+                if shoff + shentsize * shnum > len(elf):
+                    return None
+        if not elf or not elf.startswith(b"\x7fELF"):
             return None
         tmp = out.with_suffix(".part")
         tmp.write_bytes(elf)
@@ -128,16 +152,81 @@ class Kernel:
         return out
 
 
-def resolve_kernel_package():
-    out = run(["apt-cache", "depends", "linux-image-amd64"]).stdout
+# The Debian release whose kernel the VM boots: trixie (Debian 13) unless
+# --suite or DMO_VM_SUITE says otherwise (bookworm: Debian 12's 6.1).
+SUITES = ("trixie", "bookworm")
+DEFAULT_SUITE = os.environ.get("DMO_VM_SUITE") or "trixie"
+
+
+def host_codename():
+    for line in Path("/etc/os-release").read_text().splitlines():
+        if line.startswith("VERSION_CODENAME="):
+            return line.split("=", 1)[1].strip().strip('"')
+    return None
+
+
+def suite_sources(suite):
+    """This machine's apt sources (deb822 stanzas of /etc/apt/sources.list.d,
+    read now: never a mirror address in the repository) with its release's
+    suites renamed to suite's (bookworm-security -> trixie-security)."""
+    host = host_codename()
+    out = []
+    d = Path("/etc/apt/sources.list.d")
+    for f in sorted(d.glob("*.sources")) if d.is_dir() else []:
+        for stanza in re.split(r"\n\s*\n", f.read_text()):
+            lines = [l for l in stanza.splitlines() if l.strip() and not l.lstrip().startswith("#")]
+            if not lines:
+                continue
+            fixed = []
+            for l in lines:
+                k, _, v = l.partition(":")
+                if k.strip() == "Suites" and host:
+                    v = " " + " ".join(re.sub(rf"^{re.escape(host)}(?=$|-)", suite, w)
+                                       for w in v.split())
+                fixed.append(f"{k}:{v}")
+            out.append("\n".join(fixed))
+    if not out:
+        raise RuntimeError("this machine's apt configuration names no deb822 package sources")
+    return "\n\n".join(out) + "\n"
+
+
+def apt_env(suite):
+    """The environment for apt-get and apt-cache to see suite's packages:
+    the host's own apt when the host runs suite, else a private APT_CONFIG
+    (sources, lists, status and cache under CACHE/apt-SUITE, so the host's
+    apt state is untouched), its lists updated now."""
+    if suite == host_codename():
+        return None
+    root = CACHE / f"apt-{suite}"
+    for sub in ("sources.list.d", "lists/partial", "cache/archives/partial", "prefs.d"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    (root / "sources.list.d" / f"{suite}.sources").write_text(suite_sources(suite))
+    (root / "status").touch()
+    conf = root / "apt.conf"
+    conf.write_text(
+        f'Dir::Etc::SourceList "{root}/sources.list";\n'
+        f'Dir::Etc::SourceParts "{root}/sources.list.d";\n'
+        f'Dir::Etc::Preferences "{root}/preferences";\n'
+        f'Dir::Etc::PreferencesParts "{root}/prefs.d";\n'
+        f'Dir::State::Lists "{root}/lists";\n'
+        f'Dir::State::Status "{root}/status";\n'
+        f'Dir::State::extended_states "{root}/extended_states";\n'
+        f'Dir::Cache "{root}/cache";\n')
+    env = dict(os.environ, APT_CONFIG=str(conf))
+    run(["apt-get", "-q", "update"], env=env)
+    return env
+
+
+def resolve_kernel_package(suite, env):
+    out = run(["apt-cache", "depends", "linux-image-amd64"], env=env).stdout
     m = re.search(r"Depends:\s*(linux-image-\d\S*)", out)
     if not m:
-        raise RuntimeError("apt-cache depends linux-image-amd64 names no linux-image-X package")
+        raise RuntimeError(f"{suite}: apt-cache depends linux-image-amd64 names no linux-image-X package")
     pkg = m.group(1)
-    pol = run(["apt-cache", "policy", pkg]).stdout
+    pol = run(["apt-cache", "policy", pkg], env=env).stdout
     v = re.search(r"Candidate:\s*(\S+)", pol)
     if not v or v.group(1) == "(none)":
-        raise RuntimeError(f"apt-cache policy {pkg}: no candidate version")
+        raise RuntimeError(f"{suite}: apt-cache policy {pkg}: no candidate version")
     return pkg, v.group(1)
 
 
@@ -157,31 +246,66 @@ def module_load_order(tree, kver, names):
     return order
 
 
-def prepare_kernel():
+def unpacked_module(rel):
+    """A module's path in the cache: .ko.xz and .ko.zst (trixie's modules are
+    xz-compressed) are stored decompressed, so busybox's insmod loads them."""
+    for ext in (".xz", ".zst"):
+        if rel.endswith(".ko" + ext):
+            return rel[:-len(ext)]
+    return rel
+
+
+def copy_module(src, dest):
+    if src.name.endswith(".ko.xz"):
+        import lzma
+        dest.write_bytes(lzma.decompress(src.read_bytes()))
+    elif src.name.endswith(".ko.zst"):
+        dest.write_bytes(run(["zstd", "-dc", str(src)], text=False).stdout)
+    else:
+        shutil.copy2(src, dest)
+
+
+def cached_kernels(suite):
+    found = []
+    for meta in CACHE.glob("linux-image-*/kernel.json"):
+        try:
+            if json.loads(meta.read_text()).get("suite", "bookworm") == suite:
+                found.append(meta.parent)
+        except (OSError, ValueError):
+            pass
+    return sorted(found, key=lambda p: p.stat().st_mtime)
+
+
+def prepare_kernel(suite):
     CACHE.mkdir(parents=True, exist_ok=True)
     try:
-        pkg, version = resolve_kernel_package()
+        env = apt_env(suite)
+        pkg, version = resolve_kernel_package(suite, env)
     except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
-        cached = sorted(CACHE.glob("linux-image-*/kernel.json"), key=lambda p: p.stat().st_mtime)
+        cached = cached_kernels(suite)
         if not cached:
             raise
-        log(f"cannot resolve the kernel package ({e}); using the cached {cached[-1].parent.name}")
-        return Kernel(cached[-1].parent)
+        log(f"cannot resolve {suite}'s kernel package ({e}); using the cached {cached[-1].name}")
+        return Kernel(cached[-1])
     dest = CACHE / f"{pkg}_{version}"
     if (dest / "kernel.json").exists():
         k = Kernel(dest)
-        log(f"kernel {k.package} {k.version} (cached in {dest})")
+        log(f"kernel {k.package} {k.version} of {suite} (cached in {dest})")
         return k
 
     t0 = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="kernel-", dir=CACHE))
     try:
-        run(["apt-get", "download", f"{pkg}={version}"], cwd=scratch)
+        run(["apt-get", "download", f"{pkg}={version}"], cwd=scratch, env=env)
         debs = list(scratch.glob("*.deb"))
         if len(debs) != 1:
             raise RuntimeError(f"apt-get download {pkg}: expected one .deb, got {debs}")
         tree = scratch / "tree"
         run(["dpkg-deb", "-x", str(debs[0]), str(tree)])
+        # trixie's packages ship /usr/lib/modules (merged /usr); depmod and
+        # modprobe -d look under lib/modules
+        if not (tree / "lib").exists() and (tree / "usr/lib/modules").is_dir():
+            (tree / "lib").symlink_to("usr/lib")
         kvers = [p.name for p in (tree / "lib/modules").iterdir()]
         if len(kvers) != 1:
             raise RuntimeError(f"{debs[0].name}: expected one lib/modules/KVER, got {kvers}")
@@ -193,24 +317,27 @@ def prepare_kernel():
         (staging / "boot").mkdir(parents=True)
         shutil.copy2(tree / "boot" / f"vmlinuz-{kver}", staging / "boot")
         shutil.copy2(tree / "boot" / f"config-{kver}", staging / "boot")
+        kept = []
         for rel in mods:
-            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(tree / rel, staging / rel)
-        meta = {"package": pkg, "version": version, "kver": kver,
-                "vmlinuz": f"boot/vmlinuz-{kver}", "modules": mods}
+            out = unpacked_module(rel)
+            (staging / out).parent.mkdir(parents=True, exist_ok=True)
+            copy_module(tree / rel, staging / out)
+            kept.append(out)
+        meta = {"package": pkg, "version": version, "kver": kver, "suite": suite,
+                "vmlinuz": f"boot/vmlinuz-{kver}", "modules": kept}
         (staging / "kernel.json").write_text(json.dumps(meta, indent=1) + "\n")
         if dest.exists():
             shutil.rmtree(dest)
         staging.rename(dest)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    # older trimmed kernels are useless once the mirror moved on
-    for old in CACHE.glob("linux-image-*"):
-        if old != dest and old.is_dir():
+    # older trimmed kernels of this suite are useless once the mirror moved on
+    for old in cached_kernels(suite):
+        if old != dest:
             shutil.rmtree(old, ignore_errors=True)
     k = Kernel(dest)
-    log(f"kernel {k.package} {k.version} downloaded and trimmed in {time.monotonic() - t0:.1f} s "
-        f"({len(k.modules)} modules)")
+    log(f"kernel {k.package} {k.version} of {suite} downloaded and trimmed in "
+        f"{time.monotonic() - t0:.1f} s ({len(k.modules)} modules)")
     return k
 
 
@@ -899,18 +1026,51 @@ def first_tick(vm):
 def scenario_kernel_baseline(h):
     f = kernel_round_trip(h, "kb")
     h.figures["kernel-baseline"] = f
+    return kernel_summary(f)
+
+
+def kernel_summary(f):
+    stored = f" stored as {f['stored_kib']} KiB" if f["stored_kib"] else ""
+    algo = f" ({f['compressor']})" if f["compressor"] else ""
     return (f"hibernate {f['hibernate_s']:.2f} s, resume {f['resume_s']:.2f} s "
-            f"({f['resume_cmd_s']:.2f} s from the resume command), image {f['image_kib']} KiB")
+            f"({f['resume_cmd_s']:.2f} s from the resume command), image {f['image_kib']} KiB"
+            f"{stored}{algo}")
 
 
-def kernel_round_trip(h, name, cpus=None):
+def kernel_has_compressor(kernel, algo):
+    """hibernate.compressor= exists (6.9 and later: the config then has
+    HIBERNATION_COMP_LZO or _LZ4) and the algorithm's crypto is built."""
+    if kernel.config("HIBERNATION_COMP_LZO") is None and kernel.config("HIBERNATION_COMP_LZ4") is None:
+        return False
+    return kernel.config(f"CRYPTO_{algo.upper()}") in ("y", "m")
+
+
+def scenario_kernel_lz4(h):
+    """The kernel's own path with hibernate.compressor=lz4 on boot 1's command
+    line only: the algorithm is in the image's header, and the resume boot
+    needs the lz4 module (loaded by init.sh with the others) to read it."""
+    if not kernel_has_compressor(h.kernel, "lz4"):
+        raise Failure(f"{h.kernel.kver} has no hibernate.compressor=lz4 (6.9 and later with "
+                      f"CONFIG_CRYPTO_LZ4)")
+    f = kernel_round_trip(h, "kz", append="hibernate.compressor=lz4")
+    if f["compressor"] != "lz4" or f["decompressor"] != "lz4":
+        raise Failure(f"kz: the kernel compressed with {f['compressor']} and decompressed with "
+                      f"{f['decompressor']}, not lz4 (serial logs {h.work}/serial-kz-*.log)")
+    h.figures["kernel-lz4"] = f
+    return kernel_summary(f)
+
+
+def kernel_round_trip(h, name, cpus=None, append=""):
     """The kernel's own hibernation and resume (boots NAME-1, NAME-2) with
     the workload; its figures: hibernate_s (command → QEMU exit), resume_s
     (QEMU start of boot 2 → the workload's first tick), resume_cmd_s (the
-    resume command → that tick), image_kib, stored_kib (None: the kernel logs
-    no LZO size)."""
+    resume command → that tick), image_kib, stored_kib (6.12's "Image size
+    after compression"; None where the kernel logs no size), compressor and
+    decompressor (from its "Using N thread(s) for ALGO compression" lines;
+    None where they name no algorithm). append: boot 1's extra command line."""
     disk = h.new_disk(name)
-    with VM(h, f"{name}-1", "kb-hibernate", disk, SPEED_APPEND, cpus=cpus) as vm:
+    with VM(h, f"{name}-1", "kb-hibernate", disk, f"{SPEED_APPEND} {append}".strip(),
+            cpus=cpus) as vm:
         checksum, token = boot1_workload(vm)
         # The text console must not pass for a splash: this keeps the frame
         # checks of the dormouse scenarios honest.
@@ -930,14 +1090,20 @@ def kernel_round_trip(h, name, cpus=None):
                           f"powering off:\n{vm.tail()}")
         wrote = vm.find_all(r"Wrote (\d+) kbytes in ([\d.]+) seconds")
         kib = int(wrote[-1][2].group(1)) if wrote else None
+        after = vm.find_all(r"Image size after compression: (\d+) kbytes")
+        stored = int(after[-1][2].group(1)) if after else None
+        comp = vm.find_all(r"Using \d+ thread\(s\) for (\w+) compression")
+        algo = comp[-1][2].group(1) if comp else None
     with VM(h, f"{name}-2", "kb-resume", disk, cpus=cpus) as vm:
         expect(vm, r"VMTEST: SIG S1SUSPEND", "the kernel's S1SUSPEND signature", 60)
         t_cmd = expect(vm, r"VMTEST: RESUME try", "the resume command", 60)[1]
         t_alive = expect(vm, r"^TICK \d+", "the workload's counter after resume", 60)[1]
         check_restored_workload(vm, checksum, token, counter)
         expect_exit(vm, "power-off after the check")
+        decomp = vm.find_all(r"Using \d+ thread\(s\) for (\w+) decompression")
     return {"hibernate_s": t_exit - t_start, "resume_s": t_alive - vm.start_t,
-            "resume_cmd_s": t_alive - t_cmd, "image_kib": kib, "stored_kib": None}
+            "resume_cmd_s": t_alive - t_cmd, "image_kib": kib, "stored_kib": stored,
+            "compressor": algo, "decompressor": decomp[-1][2].group(1) if decomp else None}
 
 
 def dormouse_boot1(h, name, disk, extra_append="", screenshots=None, abort_after=None,
@@ -1934,6 +2100,7 @@ def scenario_plymouth_handover(h):
 
 SCENARIOS = [
     ("kernel-baseline", scenario_kernel_baseline),
+    ("kernel-lz4", scenario_kernel_lz4),
     ("dormouse-roundtrip", scenario_dormouse_roundtrip),
     ("splash-on-screen", scenario_splash_on_screen),
     ("abort", scenario_abort),
@@ -2069,6 +2236,9 @@ def main():
     ap.add_argument("--boot", choices=["pvh", "bzimage"], default="pvh",
                     help="boot the extracted ELF vmlinux (PVH, default: faster) or the bzImage")
     ap.add_argument("--accel", choices=["auto", "tcg", "kvm"], default="auto")
+    ap.add_argument("--suite", choices=SUITES, default=DEFAULT_SUITE,
+                    help="the Debian release whose current kernel boots (default: $DMO_VM_SUITE "
+                         "or trixie)")
     args = ap.parse_args()
 
     atexit.register(kill_all_vms)
@@ -2082,11 +2252,14 @@ def main():
         names = ["splash-on-screen"]
     passed = failed = 0
     try:
-        h.kernel = prepare_kernel()
+        h.kernel = prepare_kernel(args.suite)
         log(f"kernel package {h.kernel.package} version {h.kernel.version} ({h.kernel.kver})")
         h.boot_kernel = h.kernel.vmlinux() if args.boot == "pvh" else None
         if h.boot_kernel is None:
             h.boot_kernel = h.kernel.vmlinuz
+        if not args.scenario and not kernel_has_compressor(h.kernel, "lz4"):
+            names = [n for n in names if n != "kernel-lz4"]
+            log(f"kernel-lz4 left out: {h.kernel.kver} has no hibernate.compressor=lz4")
         log(f"booting {h.boot_kernel.name}" + (" (PVH)" if h.boot_kernel != h.kernel.vmlinuz else ""))
         h.dormouse = find_dormouse(args.dormouse)
         h.dormouse_problem = dormouse_usable(h.dormouse)

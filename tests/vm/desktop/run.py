@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Desktop VM scenarios: hibernate from the menu of a Weston session on a
-Debian 12 guest with systemd as PID 1, and resume through the distribution's
-initramfs (issue 8, section 2).
+Debian 13 guest (Debian 12 with --suite bookworm) with systemd as PID 1, and
+resume through the distribution's initramfs (issue 8, section 2).
 
 The guest's root file system is built with mmdebstrap from the packages in
 tests/vm/desktop/packages, with the package sources of this machine's own apt
 configuration, and cached outside the source tree, in $DORMOUSE_VM_CACHE
-(default /var/cache/dormouse-vm/desktop), so that a fresh clone (CI) reuses
+(default /var/cache/dormouse-vm/desktop/SUITE), so that a fresh clone (CI) reuses
 it: the package tree changes only with tests/vm/desktop/packages. dormouse is built
 from this tree (--prefix=/usr --sysconfdir=/etc, in build-vm-desktop/),
 installed into the guest with make install DESTDIR=..., and update-initramfs
@@ -18,7 +18,7 @@ Each scenario prints "ok"/"not ok" with a reason; the last line is
 "N passed, N failed". Screendumps: tests/vm/out/desktop/SCENARIO/.
 
 Stdlib only. Usage:
-    python3 tests/vm/desktop/run.py [--scenario NAME ...] [--dracut] [--keep]
+    python3 tests/vm/desktop/run.py [--suite trixie|bookworm] [--scenario NAME ...] [--dracut] [--keep]
     python3 tests/vm/desktop/run.py --build-only
 """
 
@@ -57,11 +57,15 @@ vmrun = _load_vm_harness()
 Failure, Frame, log, run = vmrun.Failure, vmrun.Frame, vmrun.log, vmrun.run
 
 REPO = HERE.parent.parent.parent
-CACHE = Path(os.environ.get("DORMOUSE_VM_CACHE") or "/var/cache/dormouse-vm") / "desktop"
+CACHE_ROOT = Path(os.environ.get("DORMOUSE_VM_CACHE") or "/var/cache/dormouse-vm") / "desktop"
 OUT = HERE.parent / "out" / "desktop"
 GUEST = HERE / "guest"
 PACKAGES = HERE / "packages"
-SUITE = "bookworm"
+# The guest's Debian release (--suite, or $DMO_VM_SUITE as for run.py):
+# trixie (Debian 13) by default, bookworm (Debian 12) on request. Each has
+# its cache directory, CACHE_ROOT/SUITE (set in main).
+SUITE = vmrun.DEFAULT_SUITE
+CACHE = CACHE_ROOT / SUITE
 # Bump when the way the package tree is made changes (part of its key).
 BASE_VERSION = "1"
 # Bump when the way the guest is assembled from it changes (part of the
@@ -164,6 +168,11 @@ def base_tarball():
         log(f"guest packages: cached {out.name}")
         return out, key
     sources = host_sources()
+    if SUITE != vmrun.host_codename():
+        # this machine's sources with its release's suites renamed
+        renamed = CACHE / f"{SUITE}.sources"
+        renamed.write_text(vmrun.suite_sources(SUITE))
+        sources = [renamed]
     log(f"guest packages: mmdebstrap {SUITE}, {len(pkgs)} packages asked for, sources from "
         + ", ".join(str(s) for s in sources))
     t0 = time.monotonic()
@@ -908,6 +917,21 @@ def require_unit_ran_dormouse(r):
         raise Failure("no line from dormouse on the console: the unit did not run it")
 
 
+def freezes_user_slice():
+    """systemd 256 and later freeze user.slice around a sleep (trixie's 257;
+    bookworm's 252 does not), and so does dormouse's drop-in there."""
+    return SUITE != "bookworm"
+
+
+def require_user_slice(vm, what, since=0):
+    """dormouse-sleep-hooks' line (the unit's stderr goes to the console)."""
+    if not [i for i, _, _ in vm.find_all(rf"dormouse-sleep-hooks: {what} unit 'user.slice'")
+            if i >= since]:
+        raise Failure(f"{vm.name}: no \"{what} unit 'user.slice'\" from dormouse-sleep-hooks on the "
+                      f"console (systemd 256 and later freeze the sessions around a sleep)\n"
+                      f"{vm.tail()}")
+
+
 def scenario_menu_hibernate(h):
     """2: the user's Hibernate(false): the desktop, dormouse's themed
     hibernate scene with a growing bar, power off."""
@@ -922,6 +946,8 @@ def scenario_menu_hibernate(h):
     if r["rc1"] != 0:
         raise Failure(f"QEMU exited with {r['rc1']}, not a power-off")
     require_unit_ran_dormouse(r)
+    if freezes_user_slice():
+        require_user_slice(r["vm1"], "froze")
     frames = r["hib_frames"]
     th = [f for f in frames if themed(f, h.theme)]
     desk = [f for f in frames if is_desktop(f)]
@@ -958,6 +984,12 @@ def scenario_resume(h):
         detail.append(check_hooks(r))
     except Failure as e:
         problems.append(str(e))
+    if freezes_user_slice():
+        try:
+            require_user_slice(r["vm2"], "thawed")
+            detail.append("user.slice frozen and thawed")
+        except Failure as e:
+            problems.append(str(e))
     frames = r["res_frames"]
     th = [f for f in frames if themed(f, h.theme)]
     ok, widths = bar_grows(th, h.theme)
@@ -1132,7 +1164,11 @@ def main():
     ap.add_argument("--workdir", help="work directory (default: a new one under $TMPDIR)")
     ap.add_argument("--append", dest="append_extra", default="",
                     help="extra kernel command line for every boot")
+    ap.add_argument("--suite", choices=vmrun.SUITES, default=vmrun.DEFAULT_SUITE,
+                    help="the guest's Debian release (default: $DMO_VM_SUITE or trixie)")
     args = ap.parse_args()
+    global SUITE, CACHE
+    SUITE, CACHE = args.suite, CACHE_ROOT / args.suite
 
     atexit.register(vmrun.kill_all_vms)
     for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -1150,6 +1186,7 @@ def main():
         for tool in ("mmdebstrap", "mkfs.ext4", "mkswap", "sfdisk", "debugfs", "qemu-system-x86_64"):
             if not shutil.which(tool):
                 raise RuntimeError(f"{tool} is missing (tools/packages lists the host packages)")
+        log(f"guest: Debian {SUITE}")
         stage = build_dormouse(args.builddir, args.source)
         h.guest = build_guest(Path(args.builddir).resolve(), stage, dracut=args.dracut)
         log(f"guest {h.guest.dir} ({h.guest.meta['kver']}); setup {time.monotonic() - t_all:.0f} s; "
