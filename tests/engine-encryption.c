@@ -273,6 +273,16 @@ struct step {
         const char *keys;
 };
 
+/* Milliseconds on the monotonic clock: the conversation's bounds are
+ * deadlines, not counts of polls (a poll returns at once while the program
+ * streams its progress, so a count would run out in a fraction of it). */
+static int64_t now_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static int converse(const char *const argv[], const struct step *steps, size_t n)
 {
         int master;
@@ -290,7 +300,7 @@ static int converse(const char *const argv[], const struct step *steps, size_t n
         for (size_t i = 0; i < n && ret == 0; i++) {
                 bool found = false;
                 /* A bound so that a missing prompt fails instead of hanging. */
-                for (int t = 0; t < 3000 && !found; t++) {
+                for (int64_t end = now_ms() + 30000; now_ms() < end && !found;) {
                         struct pollfd pf = {master, POLLIN, 0};
                         if (poll(&pf, 1, 10) > 0) {
                                 ssize_t r = read(master, seen + have, sizeof(seen) - 1 - have);
@@ -322,7 +332,7 @@ static int converse(const char *const argv[], const struct step *steps, size_t n
         }
         int status = 0;
         bool exited = false;
-        for (int t = 0; t < 3000 && !exited; t++) {
+        for (int64_t end = now_ms() + 30000; now_ms() < end && !exited;) {
                 char drain[1024];
                 struct pollfd pf = {master, POLLIN, 0};
                 if (poll(&pf, 1, 10) > 0)
