@@ -147,7 +147,12 @@ EXTRA_DIST += autogen.sh README.md demo.sh themes/README.md fonts/README.md po/R
 	themes/theme-strings.c themes/tools/make-art.c \
 	tests/run-suite tests/demo-run tests/fuzz/run-libfuzzer tests/fuzz/README.md tests/fuzz/corpus \
 	tests/fuzz/theme-base \
-	tools/install-deps tools/packages
+	tools/install-deps tools/packages tools/build-deb tests/deb/check-package
+# The Debian packaging (tools/build-deb builds it; doc/integration.md,
+# "The Debian package").
+EXTRA_DIST += debian/changelog debian/control debian/copyright debian/rules debian/source/format \
+	debian/dormouse.dirs debian/dormouse.lintian-overrides debian/dormouse.postinst \
+	debian/dormouse.postrm debian/dormouse.prerm
 # tests/vm is copied without what its runs leave there (the cached Debian
 # root file system, screendumps, Python's byte code).
 dist-hook: dmo-dist-vm

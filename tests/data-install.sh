@@ -152,18 +152,20 @@ if [ -x "$builddir/dormouse" ]; then
 fi
 
 # The initramfs pieces where neither initramfs-tools nor dracut reads them
-# (what --prefix=/usr/local used to do): the drop-in must not be active,
-# and the end of "make install" says so loudly.
+# (what --prefix=/usr/local used to do; named outright, since under a
+# --prefix=/usr build, a package's, $datadir/initramfs-tools is the
+# directory initramfs-tools reads): the drop-in must not be active, and the
+# end of "make install" says so loudly.
 dest2=$dest/elsewhere
 out=$(cd "$builddir" && $MAKE -s install DESTDIR="$dest2" systemdsystemunitdir="$systemdsystemunitdir" \
-	initramfstoolsdir="$datadir/initramfs-tools" dracutmodulesdir="$prefix/lib/dracut/modules.d" 2>&1)
+	initramfstoolsdir=/usr/local/share/initramfs-tools dracutmodulesdir=/usr/local/lib/dracut/modules.d 2>&1)
 check "no resume half read by the system: the drop-in is not installed in $systemdsystemunitdir" \
 	test ! -e "$dest2$dropin_path" -a -s "$dest2$pkgdatadir/systemd/systemd-hibernate.service.d/dormouse.conf"
 check "no resume half read by the system: make install warns loudly" \
 	sh -c 'printf "%s" "$1" | grep -q "WARNING: no initramfs would resume" &&
-		printf "%s" "$1" | grep -q "initramfs-tools): $2/initramfs-tools: NOT ACTIVE"' sh "$out" "$datadir"
+		printf "%s" "$1" | grep -q "initramfs-tools): /usr/local/share/initramfs-tools: NOT ACTIVE"' sh "$out"
 (cd "$builddir" && $MAKE -s uninstall DESTDIR="$dest2" systemdsystemunitdir="$systemdsystemunitdir" \
-	initramfstoolsdir="$datadir/initramfs-tools" dracutmodulesdir="$prefix/lib/dracut/modules.d") >/dev/null 2>&1
+	initramfstoolsdir=/usr/local/share/initramfs-tools dracutmodulesdir=/usr/local/lib/dracut/modules.d) >/dev/null 2>&1
 check "uninstall takes the parked drop-in away" \
 	test ! -e "$dest2$pkgdatadir/systemd/systemd-hibernate.service.d/dormouse.conf"
 rm -rf "$dest2"
