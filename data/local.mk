@@ -58,7 +58,7 @@ dmo-uninstall-conf:
 # Files that name installation paths are made from their .in templates.
 dmo_subst = sed -e 's|@bindir[@]|$(bindir)|g' -e 's|@sysconfdir[@]|$(sysconfdir)|g' \
 	-e 's|@pkgdatadir[@]|$(pkgdatadir)|g' -e 's|@localedir[@]|$(localedir)|g' \
-	-e 's|@pkglibexecdir[@]|$(pkglibexecdir)|g' -e 's|@docdir[@]|$(docdir)|g' \
+	-e 's|@pkglibexecdir[@]|$(pkglibexecdir)|g' -e 's|@pkglibdir[@]|$(pkglibdir)|g' -e 's|@docdir[@]|$(docdir)|g' \
 	-e 's|@systemdsystemunitdir[@]|$(systemdsystemunitdir)|g' \
 	-e 's|@initramfstoolsdir[@]|$(initramfstoolsdir)|g' \
 	-e 's|@dracutmodulesdir[@]|$(dracutmodulesdir)|g' \
@@ -72,6 +72,24 @@ $(DMO_SUBST_FILES): %: %.in Makefile
 	  if test -x $(srcdir)/$@.in; then chmod +x $@.tmp; fi && mv -f $@.tmp $@
 CLEANFILES += $(DMO_SUBST_FILES)
 EXTRA_DIST += $(DMO_SUBST_FILES:=.in)
+
+# The locale dmo_i18n_init() selects for LC_MESSAGES under LANG=C.UTF-8 and
+# LANGUAGE (glibc 2.39 and later ignore LANGUAGE in C.<codeset> locales):
+# C.UTF-8's LC_MESSAGES, copied from this system's compiled locale, under
+# the name "dormouse". Its binary format is glibc's, hence $(pkglibdir).
+DMO_C_LOCALE_DIRS = /usr/lib/locale/C.utf8 /usr/lib/locale/C.UTF-8 /usr/lib64/locale/C.utf8
+dmomsglocaledir = $(pkglibdir)/locale/dormouse/LC_MESSAGES
+nodist_dmomsglocale_DATA = data/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES
+data/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES:
+	$(AM_V_GEN)for d in $(DMO_C_LOCALE_DIRS); do \
+	  if test -f "$$d/LC_MESSAGES/SYS_LC_MESSAGES"; then \
+	    $(MKDIR_P) $(@D) && cp "$$d/LC_MESSAGES/SYS_LC_MESSAGES" $@.tmp && mv -f $@.tmp $@; \
+	    exit $$?; \
+	  fi; \
+	done; \
+	echo "$@: no compiled C.UTF-8 locale in $(DMO_C_LOCALE_DIRS);" \
+	  "name its directory with make DMO_C_LOCALE_DIRS=DIR" >&2; exit 1
+CLEANFILES += data/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES
 
 # Man pages.
 nodist_man8_MANS = man/dormouse.8
@@ -135,9 +153,9 @@ EXTRA_DIST += tests/po-catalogs.sh tests/splash-languages.sh tests/data-install.
 	tests/data-man.sh tests/tap.sh tests/cli-messages.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; MSGFMT='$(MSGFMT)'; XGETTEXT='$(XGETTEXT)'; \
 	MSGMERGE='$(MSGMERGE)'; GROFF='$(GROFF)'; export MAKE MSGFMT XGETTEXT MSGMERGE GROFF;
-tests/po-catalogs.log: dormouse$(EXEEXT)
-tests/splash-languages.log: dormouse$(EXEEXT)
-tests/cli-messages.log: dormouse$(EXEEXT)
+tests/po-catalogs.log: dormouse$(EXEEXT) data/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES
+tests/splash-languages.log: dormouse$(EXEEXT) data/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES
+tests/cli-messages.log: dormouse$(EXEEXT) data/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES
 tests/data-man.log: dormouse$(EXEEXT) $(nodist_man8_MANS) $(nodist_man5_MANS) $(nodist_man7_MANS) \
 	data/bash-completion/dormouse
 

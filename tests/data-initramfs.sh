@@ -283,12 +283,13 @@ rm -f "$root/bin/systemctl"
 host="$tmp/host"
 mkdir -p "$host/bin" "$host/etc" "$host/share/dormouse/themes/default" \
 	"$host/share/dormouse/themes/nocturne" "$host/share/dormouse/fonts" \
-	"$host/share/locale/de/LC_MESSAGES" "$host/dest"
+	"$host/share/locale/de/LC_MESSAGES" "$host/lib/dormouse/locale/dormouse/LC_MESSAGES" "$host/dest"
 printf '#!/bin/sh\n' >"$host/bin/dormouse"
 chmod +x "$host/bin/dormouse"
 touch "$host/share/dormouse/themes/default/theme.conf" "$host/share/dormouse/themes/nocturne/theme.conf" \
 	"$host/share/dormouse/themes/nocturne/moon.png" "$host/share/dormouse/fonts/DejaVuSans.ttf" \
-	"$host/share/locale/de/LC_MESSAGES/dormouse.mo"
+	"$host/share/locale/de/LC_MESSAGES/dormouse.mo" \
+	"$host/lib/dormouse/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES"
 cat >"$host/hook-functions" <<'SH'
 copy_exec() { echo "copy_exec $*" >>"$LOG"; }
 copy_file() { echo "copy_file $*" >>"$LOG"; }
@@ -297,6 +298,7 @@ copy_modules_dir() { echo "copy_modules_dir $*" >>"$LOG"; }
 SH
 sed -e "s|@bindir[@]|$host/bin|g" -e "s|@sysconfdir[@]|$host/etc|g" \
 	-e "s|@pkgdatadir[@]|$host/share/dormouse|g" -e "s|@localedir[@]|$host/share/locale|g" \
+	-e "s|@pkglibdir[@]|$host/lib/dormouse|g" \
 	-e "s|^\. /usr/share/initramfs-tools/hook-functions|. $host/hook-functions|" \
 	"$srcdir/data/initramfs-tools/hooks/dormouse.in" >"$host/hook"
 hook()
@@ -338,6 +340,8 @@ check "hook: copies the default theme" has "themes/default/theme.conf"
 check "hook: copies the configured theme (quoted, with a comment)" has "themes/nocturne/moon.png"
 check "hook: copies the fonts" has "fonts/DejaVuSans.ttf"
 check "hook: copies the catalogs" has "de/LC_MESSAGES/dormouse.mo"
+check "hook: copies the messages locale that makes LANGUAGE count under C.UTF-8" \
+	has "^copy_file data $host/lib/dormouse/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES "
 check "hook: MODULES=most does not take the whole DRM tree" sh -c '! grep -q copy_modules_dir "$1"' sh "$host/log"
 check "hook: records the data directories for the boot script" \
 	grep -q "^DORMOUSE_THEMES_DIR='$host/share/dormouse/themes'$" "$host/dest/conf/conf.d/dormouse"
@@ -395,6 +399,7 @@ check "hook: a missing Plymouth theme is reported and the default is used" \
 # --- the dracut module's module-setup.sh against stand-ins for dracut ------
 sed -e "s|@bindir[@]|$host/bin|g" -e "s|@sysconfdir[@]|$host/etc|g" \
 	-e "s|@pkgdatadir[@]|$host/share/dormouse|g" -e "s|@localedir[@]|$host/share/locale|g" \
+	-e "s|@pkglibdir[@]|$host/lib/dormouse|g" \
 	"$srcdir/data/dracut/90dormouse/module-setup.sh.in" >"$host/module-setup.sh"
 dracut_setup() # dracut_setup FUNCTION: runs it, the calls go to $host/log
 {
@@ -418,6 +423,8 @@ dracut_setup install
 check "dracut: install copies the configuration to the path the binary reads" \
 	grep -qx "inst_simple $host/etc/dormouse.conf" "$host/log"
 check "dracut: install copies the configured theme" grep -q "themes/nocturne/moon.png" "$host/log"
+check "dracut: install copies the messages locale that makes LANGUAGE count under C.UTF-8" \
+	grep -qx "inst_simple $host/lib/dormouse/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES" "$host/log"
 check "dracut: install adds the pre-mount hook" grep -q "^inst_hook pre-mount 10 /moddir/dormouse-resume.sh" "$host/log"
 printf 'theme = plymouth:bgrt\n' >"$host/etc/dormouse.conf"
 DORMOUSE_PLYMOUTH_ROOT=$proot dracut_setup install

@@ -30,6 +30,57 @@ const char *dmo_i18n_localedir(void)
         return running_from_tree() ? DMO_BUILDDIR "/po/locale" : LOCALEDIR;
 }
 
+const char *dmo_i18n_locpath(void)
+{
+        return running_from_tree() ? DMO_BUILDDIR "/data/locale" : DMO_PKGLIBDIR "/locale";
+}
+
+/* The locale name the environment asks for LC_MESSAGES, the way setlocale()
+ * reads it: LC_ALL, LC_MESSAGES, LANG, the first one set and not empty. */
+static const char *requested_messages_locale(void)
+{
+        static const char *const vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+        for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+                const char *v = getenv(vars[i]);
+                if (v && *v)
+                        return v;
+        }
+        return "";
+}
+
+#if ENABLE_NLS
+/* glibc 2.39 and later ignore LANGUAGE when the LC_MESSAGES locale is
+ * named "C" or "C.<codeset>" (intl/dcigettext.c, guess_category_value);
+ * glibc up to 2.38 ignored it for "C" only. "LANG=C.UTF-8 LANGUAGE=de"
+ * is how the initramfs (which has no locale data) and the tests choose a
+ * language, so when the environment asks for a C.<codeset> locale and
+ * LANGUAGE is set, LC_MESSAGES becomes DMO_I18N_MESSAGES_LOCALE: a copy of
+ * C.UTF-8's LC_MESSAGES under another name, in dmo_i18n_locpath(). Plain
+ * "C" and "POSIX" keep their untranslated messages, as on every glibc. */
+static void use_messages_locale(void)
+{
+        const char *language = getenv("LANGUAGE");
+        const char *want = requested_messages_locale();
+        if (!language || !*language || strncmp(want, "C.", 2) != 0)
+                return;
+
+        const char *old = getenv("LOCPATH");
+        char *saved = old ? strdup(old) : NULL;
+        if (old && !saved)
+                return;
+        /* setlocale() reads LOCPATH on each call; the rest of the program
+         * and its children see the environment as it was. */
+        if (setenv("LOCPATH", dmo_i18n_locpath(), 1) == 0) {
+                setlocale(LC_MESSAGES, DMO_I18N_MESSAGES_LOCALE);
+                if (saved)
+                        setenv("LOCPATH", saved, 1);
+                else
+                        unsetenv("LOCPATH");
+        }
+        free(saved);
+}
+#endif
+
 void dmo_i18n_init(void)
 {
         setlocale(LC_ALL, "");
@@ -38,6 +89,7 @@ void dmo_i18n_init(void)
          * dmo_i18n_decimal_point(). */
         setlocale(LC_NUMERIC, "C");
 #if ENABLE_NLS
+        use_messages_locale();
         bindtextdomain(PACKAGE, dmo_i18n_localedir());
         bind_textdomain_codeset(PACKAGE, "UTF-8");
         textdomain(PACKAGE);

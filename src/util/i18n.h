@@ -18,10 +18,23 @@
 #endif
 #define N_(s) (s)
 
+/* The name of the locale dmo_i18n_init() selects for LC_MESSAGES when the
+ * environment asks for C.<codeset> and sets LANGUAGE. */
+#define DMO_I18N_MESSAGES_LOCALE "dormouse"
+
 /* Sets the locale from the environment (LC_NUMERIC stays "C": numbers in
  * files and logs are read and written the C way) and binds the text domain
- * to dmo_i18n_localedir(). */
+ * to dmo_i18n_localedir(). When the environment asks for a C.<codeset>
+ * locale (LANG=C.UTF-8) and sets LANGUAGE, LC_MESSAGES becomes
+ * DMO_I18N_MESSAGES_LOCALE from dmo_i18n_locpath(), so that gettext
+ * honours LANGUAGE on glibc 2.39 and later too (they ignore it in
+ * C.<codeset>). */
 void dmo_i18n_init(void);
+
+/* The directory holding the locale DMO_I18N_MESSAGES_LOCALE (only its
+ * LC_MESSAGES): the build tree's data/locale when this program runs from
+ * its build tree, else $(pkglibdir)/locale. */
+const char *dmo_i18n_locpath(void);
 
 /* Where the catalogs are: $DORMOUSE_LOCALEDIR when set (the tests, the
  * initramfs); the build tree's po/locale when this program runs from its

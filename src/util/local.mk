@@ -39,3 +39,9 @@ check_PROGRAMS += tests/util-thread.test
 TESTS += tests/util-thread.test
 tests_util_thread_test_SOURCES = tests/util-thread.c
 tests_util_thread_test_LDADD = tests/libdmotest.a src/util/libdmo-util.a
+
+check_PROGRAMS += tests/util-i18n.test
+TESTS += tests/util-i18n.test
+tests_util_i18n_test_SOURCES = tests/util-i18n.c
+tests_util_i18n_test_LDADD = tests/libdmotest.a src/util/libdmo-util.a
+EXTRA_tests_util_i18n_test_DEPENDENCIES = data/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES
