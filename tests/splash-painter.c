@@ -590,8 +590,7 @@ static void test_rtl_language_mirrors_bar_and_answers(void)
         char dir[600];
         const char *b = getenv("DMO_BUILDDIR");
         snprintf(dir, sizeof(dir), "%s/po/locale", b ? b : ".");
-        setenv("LANGUAGE", "ar", 1);
-        REQUIRE(setlocale(LC_ALL, "C.UTF-8"));
+        REQUIRE(dmo_i18n_use_language("ar") == 0);
         bindtextdomain("dormouse", dir);
         bind_textdomain_codeset("dormouse", "UTF-8");
         textdomain("dormouse");

@@ -1,7 +1,6 @@
 #include "splash/preview.h"
 
 #include <errno.h>
-#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,11 +115,8 @@ static void apply_lang(const char *lang, struct dmo_diag *diag)
 {
         if (!lang || !*lang)
                 return;
-        setenv("LANGUAGE", lang, 1);
-        /* gettext ignores LANGUAGE in the "C" locale; any UTF-8 locale will do. */
-        if (!setlocale(LC_ALL, "C.UTF-8"))
-                setlocale(LC_ALL, "");
-        setlocale(LC_NUMERIC, "C");
+        if (dmo_i18n_use_language(lang) < 0)
+                return;
         if (!is_english(lang) && !dmo_i18n_have_catalog())
                 dmo_diag_add(diag, DMO_DIAG_WARNING, "", 0, NULL,
                              _("--lang %s: no catalog for this language in %s; the text "

@@ -1,5 +1,6 @@
 #include "util/i18n.h"
 
+#include <errno.h>
 #include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
@@ -35,6 +36,7 @@ const char *dmo_i18n_locpath(void)
         return running_from_tree() ? DMO_BUILDDIR "/data/locale" : DMO_PKGLIBDIR "/locale";
 }
 
+#if ENABLE_NLS
 /* The locale name the environment asks for LC_MESSAGES, the way setlocale()
  * reads it: LC_ALL, LC_MESSAGES, LANG, the first one set and not empty. */
 static const char *requested_messages_locale(void)
@@ -48,7 +50,6 @@ static const char *requested_messages_locale(void)
         return "";
 }
 
-#if ENABLE_NLS
 /* glibc 2.39 and later ignore LANGUAGE when the LC_MESSAGES locale is
  * named "C" or "C.<codeset>" (intl/dcigettext.c, guess_category_value);
  * glibc up to 2.38 ignored it for "C" only. "LANG=C.UTF-8 LANGUAGE=de"
@@ -56,11 +57,11 @@ static const char *requested_messages_locale(void)
  * language, so when the environment asks for a C.<codeset> locale and
  * LANGUAGE is set, LC_MESSAGES becomes DMO_I18N_MESSAGES_LOCALE: a copy of
  * C.UTF-8's LC_MESSAGES under another name, in dmo_i18n_locpath(). Plain
- * "C" and "POSIX" keep their untranslated messages, as on every glibc. */
-static void use_messages_locale(void)
+ * "C" and "POSIX" keep their untranslated messages, as on every glibc.
+ * want: the locale name asked for. */
+static void use_messages_locale(const char *want)
 {
         const char *language = getenv("LANGUAGE");
-        const char *want = requested_messages_locale();
         if (!language || !*language || strncmp(want, "C.", 2) != 0)
                 return;
 
@@ -89,11 +90,25 @@ void dmo_i18n_init(void)
          * dmo_i18n_decimal_point(). */
         setlocale(LC_NUMERIC, "C");
 #if ENABLE_NLS
-        use_messages_locale();
+        use_messages_locale(requested_messages_locale());
         bindtextdomain(PACKAGE, dmo_i18n_localedir());
         bind_textdomain_codeset(PACKAGE, "UTF-8");
         textdomain(PACKAGE);
 #endif
+}
+
+int dmo_i18n_use_language(const char *lang)
+{
+        if (setenv("LANGUAGE", lang, 1) != 0)
+                return -errno;
+        /* gettext ignores LANGUAGE in the "C" locale; any UTF-8 locale will do. */
+        if (!setlocale(LC_ALL, "C.UTF-8"))
+                setlocale(LC_ALL, "");
+        setlocale(LC_NUMERIC, "C");
+#if ENABLE_NLS
+        use_messages_locale("C.UTF-8");
+#endif
+        return 0;
 }
 
 bool dmo_i18n_rtl(void)

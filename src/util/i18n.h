@@ -31,6 +31,11 @@
  * C.<codeset>). */
 void dmo_i18n_init(void);
 
+/* Speaks lang (a LANGUAGE value) from here on: sets LANGUAGE, the locale
+ * C.UTF-8 (else the environment's), LC_NUMERIC "C" and, as dmo_i18n_init()
+ * does, LC_MESSAGES DMO_I18N_MESSAGES_LOCALE. 0 or a negative errno. */
+int dmo_i18n_use_language(const char *lang);
+
 /* The directory holding the locale DMO_I18N_MESSAGES_LOCALE (only its
  * LC_MESSAGES): the build tree's data/locale when this program runs from
  * its build tree, else $(pkglibdir)/locale. */
