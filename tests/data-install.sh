@@ -21,7 +21,7 @@ dmo-print-dirs:
 	@echo "localedir='$(localedir)' docdir='$(docdir)' pkglibexecdir='$(pkglibexecdir)'"
 	@echo "systemdsystemunitdir='$(systemdsystemunitdir)' initramfstoolsdir='$(initramfstoolsdir)'"
 	@echo "dracutmodulesdir='$(dracutmodulesdir)' mandir='$(mandir)' bashcompletiondir='$(bashcompletiondir)'"
-	@echo "prefix='$(prefix)' datadir='$(datadir)'"
+	@echo "prefix='$(prefix)' datadir='$(datadir)' pkglibdir='$(pkglibdir)'"
 MK
 )
 eval "$vars"
@@ -61,6 +61,7 @@ for f in "$bindir/dormouse" \
 	"$pkgdatadir/fonts/NotoSansArabic-Regular.ttf" \
 	"$localedir/de/LC_MESSAGES/dormouse.mo" "$localedir/fr/LC_MESSAGES/dormouse.mo" \
 	"$localedir/es/LC_MESSAGES/dormouse.mo" "$localedir/ar/LC_MESSAGES/dormouse.mo" \
+	"$pkglibdir/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES" \
 	"$sysconfdir/dormouse.conf" "$docdir/dormouse.conf" "$docdir/config.md" \
 	"$docdir/integration.md" \
 	"$systemdsystemunitdir/systemd-hibernate.service.d/dormouse.conf" \
@@ -72,6 +73,13 @@ for f in "$bindir/dormouse" \
 	"$bashcompletiondir/dormouse"; do
 	check "installed: $f" test -s "$root$f"
 done
+
+check "the initramfs-tools hook copies the messages locale from where it is installed" \
+	grep -q "^MSGLOCALE=$pkglibdir/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES\$" \
+	"$root$initramfstoolsdir/hooks/dormouse"
+check "the dracut module copies the messages locale from where it is installed" \
+	grep -q "f=$pkglibdir/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES\$" \
+	"$root$dracutmodulesdir/90dormouse/module-setup.sh"
 
 for f in "$pkglibexecdir/dormouse-sleep-hooks" "$initramfstoolsdir/hooks/dormouse" \
 	"$initramfstoolsdir/scripts/local-premount/dormouse" \
