@@ -145,10 +145,13 @@ msgid "Yes"
 msgstr "Sì"
 PO
 mkdir -p "$tmp/partial/it/LC_MESSAGES"
+# The gettext tools ignore LANGUAGE under C.<codeset> on glibc 2.39 and
+# later: they get, as dormouse does (src/util/i18n.c), LC_MESSAGES from the
+# locale "dormouse" in the build tree's data/locale.
 if "$MSGFMT" --check -o "$tmp/partial/it/LC_MESSAGES/dormouse.mo" "$tmp/partial.po" 2>/dev/null &&
 	command -v gettext >/dev/null 2>&1; then
-	yes=$(env -u LC_ALL LANG=C.UTF-8 LANGUAGE=it TEXTDOMAINDIR="$tmp/partial" gettext -d dormouse "Yes")
-	no=$(env -u LC_ALL LANG=C.UTF-8 LANGUAGE=it TEXTDOMAINDIR="$tmp/partial" gettext -d dormouse "No")
+	yes=$(env -u LC_ALL LANG=C.UTF-8 LC_MESSAGES=dormouse LOCPATH="$builddir/data/locale" LANGUAGE=it TEXTDOMAINDIR="$tmp/partial" gettext -d dormouse "Yes")
+	no=$(env -u LC_ALL LANG=C.UTF-8 LC_MESSAGES=dormouse LOCPATH="$builddir/data/locale" LANGUAGE=it TEXTDOMAINDIR="$tmp/partial" gettext -d dormouse "No")
 	check "a partial catalog translates what it has (\"$yes\") and leaves the rest English (\"$no\")" \
 		test "$yes" = "Sì" -a "$no" = "No"
 fi
@@ -216,7 +219,7 @@ if command -v ngettext >/dev/null 2>&1; then
 			/^msgid "%ld second left"$/ { inmsg = 1; next }
 			inmsg && $0 ~ "^msgstr\\[" form "\\] " { sub(/^msgstr\[[0-9]\] "/, ""); sub(/"$/, ""); print; exit }
 			/^$/ { inmsg = 0 }' "$srcdir/po/$lang.po")
-		got=$(env -u LC_ALL LANG=C.UTF-8 LANGUAGE="$lang" TEXTDOMAINDIR="$tmp/locale" \
+		got=$(env -u LC_ALL LANG=C.UTF-8 LC_MESSAGES=dormouse LOCPATH="$builddir/data/locale" LANGUAGE="$lang" TEXTDOMAINDIR="$tmp/locale" \
 			ngettext -d dormouse "%ld second left" "%ld seconds left" "$count")
 		check "$lang: $count seconds uses plural form $form (\"$got\")" \
 			test -n "$want" -a "$got" = "$want"
