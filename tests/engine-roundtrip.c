@@ -603,8 +603,12 @@ static void missing_theme_falls_back_to_the_built_in_look(void)
                                       fonts[i], bin(), swap, dir, dir),
                           ==, 0);
                 CHECK_INT(dmo_test_sh("grep -q 'using the built-in look' '%s.out'", dir), ==, 0);
-                /* the bar moved: many distinct frames, not one black screen */
-                CHECK_INT(dmo_test_sh("test $(ls '%s' | wc -l) -ge 10", dir), ==, 0);
+                /* The bar moved: more than one distinct frame (the png
+                 * output writes a frame only when the screen changed), not
+                 * one black screen. Not "many": how many frames a run
+                 * draws depends on the CPU left to the renderer (a loaded
+                 * machine drew fewer than 10 in 1 of 20 runs). */
+                CHECK_INT(dmo_test_sh("test $(ls '%s' | wc -l) -ge 2", dir), ==, 0);
         }
 }
 

@@ -813,6 +813,14 @@ def round_trip(h, name, shots, extra="", initrd=None, append=None, r=None):
     if vm2.find_all(r"VMTEST: AGENT up"):
         raise Failure(f"{name}: boot 2 was a cold boot, the image was not restored\n{vm2.tail(25)}")
     if t_back is None:
+        if vm2.exit_t is not None:
+            # QEMU ended the boot itself (a panic with panic=-1, a reset
+            # under -no-reboot, a crash): say when, how, and keep its stderr
+            err = vm2.h.work / f"qemu-{vm2.name}.stderr"
+            text = err.read_text(errors="replace").strip() if err.exists() else ""
+            raise Failure(f"{name}: boot 2's QEMU exited {vm2.exit_t - vm2.start_t:.1f} s after "
+                          f"power-on (rc {qemu_rc(vm2)}) before the client came back; "
+                          f"QEMU stderr: {text[-300:] or 'empty'}\n{vm2.tail(25)}")
         raise Failure(f"{name}: the client did not come back within {T_RESUME:.0f} s of power-on\n"
                       f"{vm2.tail(25)}")
     r["resume"] = t_back
@@ -968,7 +976,9 @@ def scenario_resume(h):
     the whole desktop again, the counter, the sleep hooks."""
     r = dormouse_pair_or_fail(h)
     if "resume" not in r:
-        raise Failure(h.pair.get("dormouse_error", "no resume").splitlines()[0])
+        # the whole message (the serial tail): the pair ran in an earlier
+        # scenario, which kept it
+        raise Failure(h.pair.get("dormouse_error", "no resume"))
     if not h.guest.meta.get("initrd_has_dormouse"):
         raise Failure("the distribution's initramfs has no dormouse in it")
     h.table["dormouse"] = dict(h.table.get("dormouse", {}), resume=r["resume"])
