@@ -356,6 +356,18 @@ check "hook: MODULES=dep adds the machine's DRM drivers and simpledrm ($(drm_mod
 	test "$(drm_modules)" = "bochs i915 simpledrm "
 check "hook: MODULES=dep does not take the whole DRM tree" sh -c '! grep -q copy_modules_dir "$1"' sh "$host/log"
 
+# Built where no card can be seen (a chroot without /sys): MODULES=most takes
+# the whole tree, so the splash still has its driver; MODULES=dep cannot.
+mv "$sys/class/drm" "$sys/class/drm.away"
+hook most
+check "hook: no card to be seen (chroot): MODULES=most takes the whole DRM tree" \
+	has "^copy_modules_dir kernel/drivers/gpu/drm"
+check "hook: and says why" grep -q "no DRM card" "$host/err"
+hook dep
+check "hook: no card to be seen: MODULES=dep still takes only simpledrm" \
+	sh -c '! grep -q copy_modules_dir "$1" && test "$(sed -n "s/^manual_add_modules //p" "$1")" = simpledrm' sh "$host/log"
+mv "$sys/class/drm.away" "$sys/class/drm"
+
 hook list
 check "hook: MODULES=list adds no driver" sh -c '! grep -q "modules" "$1"' sh "$host/log"
 hook netboot
