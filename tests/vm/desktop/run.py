@@ -798,7 +798,7 @@ def settle(vm, shots, label, timeout=15.0, interval=0.5):
     interval s before it. A compositor still repainting after a resume, or
     the desktop still coming back after Esc, is waited for up to timeout s;
     then the last frame is the answer, and the comparison says how much of
-    the desktop it shows."""
+    the desktop it shows. Two black frames do not count as settled."""
     end = time.monotonic() + timeout
     last = shots.take(vm, label)
     while time.monotonic() < end and vm.exit_t is None:
@@ -806,7 +806,10 @@ def settle(vm, shots, label, timeout=15.0, interval=0.5):
         fr = shots.take(vm, label)
         if fr is None:
             continue
-        if last is not None and similarity(last, fr) >= 0.99:
+        # A black screen that holds for a moment is a hand-over under way
+        # (after Esc the desktop can come, go black again, and come back),
+        # not the settled screen.
+        if last is not None and similarity(last, fr) >= 0.99 and not black(fr):
             return fr
         last = fr
     return last
