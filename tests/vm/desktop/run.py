@@ -70,7 +70,7 @@ CACHE = CACHE_ROOT / SUITE
 BASE_VERSION = "1"
 # Bump when the way the guest is assembled from it changes (part of the
 # disk's key).
-BUILDER_VERSION = "3"
+BUILDER_VERSION = "4"
 
 ROOT_SIZE = 3 << 30
 SWAP_SIZE = 1 << 30
@@ -372,7 +372,20 @@ def build_guest(builddir, dormouse_stage, dracut=False):
         if r.returncode != 0 or missing:
             raise RuntimeError(f"dormouse in the guest lacks {missing or r.stderr.strip()}: add their "
                                f"packages to {PACKAGES}")
-        r = chroot(root, "update-initramfs", "-u", "-k", kver, check=False)
+        # dormouse's hook adds the DRM driver of each card of the machine,
+        # looked up under $DORMOUSE_SYSFS/class/drm: the chroot has no /sys
+        # (and the host's would name the host's cards), so a tree of the
+        # VM's one card, bochs (-vga std), stands in for it. Without it the
+        # initramfs has no driver for the screen and the resume splash
+        # cannot show.
+        fake = root / "tmp/dmo-sysfs"
+        (fake / "module/bochs").mkdir(parents=True, exist_ok=True)
+        (fake / "class/drm/card0/device/driver").mkdir(parents=True, exist_ok=True)
+        os.symlink("/tmp/dmo-sysfs/module/bochs", fake / "class/drm/card0/device/driver/module")
+        r = run(["chroot", str(root), "update-initramfs", "-u", "-k", kver], check=False,
+                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/root",
+                     "DEBIAN_FRONTEND": "noninteractive", "DORMOUSE_SYSFS": "/tmp/dmo-sysfs"})
+        shutil.rmtree(fake)
         ilog = r.stdout + r.stderr
         (work / "update-initramfs.log").write_text(ilog)
         if r.returncode != 0:
@@ -1186,8 +1199,12 @@ def scenario_resume(h):
                           f"screen {frames[d].t - (thawed - vm2.start_t):.2f} s")
     err = eta_error(vm2, "Restoring memory", r"Starting the saved system")
     if err is None:
+        # Not a failure by itself: no figure is what the issue asks for
+        # until there is one worth showing, and a restore that ends before
+        # the outputs are up shows none (the themed-scene check above
+        # catches a splash that did not show).
+        log("eta error: no time-left figure on the console at resume")
         detail.append("eta error (resume): no time-left figure on the console")
-        problems.append("no time-left figure in dormouse resume's text progress")
     else:
         line = f"eta error: {err[0]:+.0f} % (resume: {err[1]} s shown, {err[2]:.2f} s real)"
         log(line)
