@@ -1,8 +1,10 @@
 #!/bin/sh
-# install-layout.sh install DROPIN | uninstall
+# install-layout.sh install DROPIN... | uninstall
 #
 # Run by "make install" (and "make uninstall") after everything else. It
-# installs the systemd drop-in for systemd-hibernate.service, and prints
+# installs the systemd drop-ins (UNIT.service.d/dormouse.conf, one each for
+# systemd-hibernate.service, systemd-hybrid-sleep.service and
+# systemd-suspend-then-hibernate.service), and prints
 # which halves of dormouse are active: hibernate (the drop-in, read by
 # systemd) and resume (the initramfs-tools hook or the dracut module, read
 # when the initramfs is built).
@@ -10,7 +12,7 @@
 # The rule it keeps: hibernate is never active without resume. An image
 # that no initramfs restores is worse than the kernel's own hibernation, so
 # when neither initramfs-tools nor dracut can see dormouse's files the
-# drop-in goes, inactive, to $pkgdatadir/systemd/ instead, and the summary
+# drop-ins go, inactive, to $pkgdatadir/systemd/ instead, and the summary
 # says so loudly.
 #
 # Where the files are judged to be read: by their directories (the paths
@@ -25,7 +27,9 @@
 set -u
 
 action=${1:-}
-dropin_src=${2:-}
+[ $# -gt 0 ] && shift
+# The drop-ins, each as UNIT.service.d/dormouse.conf under its directory.
+dropin_names="systemd-hibernate.service.d/dormouse.conf systemd-hybrid-sleep.service.d/dormouse.conf systemd-suspend-then-hibernate.service.d/dormouse.conf"
 : "${DESTDIR:=}" "${MKDIR_P:=mkdir -p}" "${INSTALL_DATA:=install -m 644}"
 : "${dracut_system_modulesdir:=/usr/lib/dracut/modules.d}"
 : "${sysconfdir:?}" "${pkgdatadir:?}" "${systemdsystemunitdir:?}" "${initramfstoolsdir:?}" \
@@ -108,24 +112,33 @@ fi
 
 case "$action" in
 install)
-	if [ -n "$dropin_dir" ]; then
-		$MKDIR_P "$DESTDIR$dropin_dir/systemd-hibernate.service.d" &&
-			$INSTALL_DATA "$dropin_src" "$DESTDIR$dropin_dir/$dropin_name" || exit 1
+	[ $# -gt 0 ] || {
+		echo "usage: $0 install DROPIN..." >&2
+		exit 2
+	}
+	for src in "$@"; do
+		[ -n "$dropin_dir" ] || break
+		unit_dir=${src%/*}
+		name=${unit_dir##*/}/${src##*/}
+		$MKDIR_P "$DESTDIR$dropin_dir/${name%/*}" &&
+			$INSTALL_DATA "$src" "$DESTDIR$dropin_dir/$name" || exit 1
 		# What an earlier install left in the other place goes.
 		if [ "$dropin_dir" = "$parked_dir" ]; then
-			rm -f "$DESTDIR$systemdsystemunitdir/$dropin_name"
+			rm -f "$DESTDIR$systemdsystemunitdir/$name"
 		else
-			rm -f "$DESTDIR$parked_dir/$dropin_name"
+			rm -f "$DESTDIR$parked_dir/$name"
 		fi
-	fi
+	done
 	;;
 uninstall)
 	[ "$systemdsystemunitdir" = no ] && exit 0
-	rm -f "$DESTDIR$systemdsystemunitdir/$dropin_name" "$DESTDIR$parked_dir/$dropin_name"
+	for name in $dropin_names; do
+		rm -f "$DESTDIR$systemdsystemunitdir/$name" "$DESTDIR$parked_dir/$name"
+	done
 	exit 0
 	;;
 *)
-	echo "usage: $0 install DROPIN | uninstall" >&2
+	echo "usage: $0 install DROPIN... | uninstall" >&2
 	exit 2
 	;;
 esac
@@ -138,7 +151,7 @@ elif ! in_list "$systemdsystemunitdir" /etc/systemd/system /run/systemd/system \
 	/usr/local/lib/systemd/system /usr/lib/systemd/system /lib/systemd/system; then
 	hib_line="$dropin_dir/$dropin_name: NOT ACTIVE, systemd does not read $systemdsystemunitdir; hibernation is the kernel's own"
 else
-	hib_line="$dropin_dir/$dropin_name: active once \"systemctl daemon-reload\" has run"
+	hib_line="$dropin_dir/$dropin_name: active once \"systemctl daemon-reload\" has run (also hybrid-sleep and suspend-then-hibernate)"
 fi
 
 echo "dormouse is installed${DESTDIR:+ in $DESTDIR}:"
@@ -152,8 +165,9 @@ dormouse: **********************************************************************
 dormouse: WARNING: no initramfs would resume a dormouse image on this system.
 dormouse: Neither the initramfs-tools hook nor the dracut module is installed
 dormouse: where initramfs-tools or dracut reads it (or neither tool is installed).
-dormouse: An image written now would never be restored, so the systemd drop-in
-dormouse: is NOT active: hibernation from the menu stays the kernel's own.
+dormouse: An image written now would never be restored, so the systemd drop-ins
+dormouse: are NOT active: hibernation (also hybrid sleep and suspend-then-hibernate)
+dormouse: stays the kernel's own.
 dormouse: To make both halves active, configure with
 dormouse:   --with-initramfs-tools-dir=/usr/share/initramfs-tools (Debian, Ubuntu) or
 dormouse:   --with-dracut-dir=$dracut_system_modulesdir (Fedora, Arch, openSUSE)

@@ -63,7 +63,10 @@ dmo_subst = sed -e 's|@bindir[@]|$(bindir)|g' -e 's|@sysconfdir[@]|$(sysconfdir)
 	-e 's|@initramfstoolsdir[@]|$(initramfstoolsdir)|g' \
 	-e 's|@dracutmodulesdir[@]|$(dracutmodulesdir)|g' \
 	-e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g'
-DMO_SUBST_FILES = data/systemd/systemd-hibernate.service.d/dormouse.conf \
+DMO_DROPINS = data/systemd/systemd-hibernate.service.d/dormouse.conf \
+	data/systemd/systemd-hybrid-sleep.service.d/dormouse.conf \
+	data/systemd/systemd-suspend-then-hibernate.service.d/dormouse.conf
+DMO_SUBST_FILES = $(DMO_DROPINS) \
 	data/systemd/dormouse-sleep-hooks data/initramfs-tools/hooks/dormouse \
 	data/dracut/90dormouse/module-setup.sh \
 	man/dormouse.8 man/dormouse.conf.5 man/dormouse-themes.7 data/bash-completion/dormouse
@@ -115,14 +118,14 @@ dmo_layout = env DESTDIR='$(DESTDIR)' MKDIR_P='$(MKDIR_P)' INSTALL_DATA='$(INSTA
 	$(SHELL) $(srcdir)/data/install-layout.sh
 # After the configuration file: the summary ends "make install".
 install-data-hook: dmo-install-layout
-dmo-install-layout: dmo-install-conf data/systemd/systemd-hibernate.service.d/dormouse.conf
-	@$(dmo_layout) install data/systemd/systemd-hibernate.service.d/dormouse.conf
+dmo-install-layout: dmo-install-conf $(DMO_DROPINS)
+	@$(dmo_layout) install $(DMO_DROPINS)
 uninstall-hook: dmo-uninstall-layout
 dmo-uninstall-layout:
 	@$(dmo_layout) uninstall
 .PHONY: dmo-install-layout dmo-uninstall-layout
 EXTRA_DIST += data/install-layout.sh
-all-local: data/systemd/systemd-hibernate.service.d/dormouse.conf
+all-local: $(DMO_DROPINS)
 
 # initramfs-tools (Debian, Ubuntu): the hook and the resume script.
 if DMO_INITRAMFS_TOOLS

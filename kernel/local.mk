@@ -9,7 +9,9 @@ kernel_libdmo_kernel_a_SOURCES = kernel/snapshot.h \
 	kernel/sim_kernel.c kernel/sim_kernel.h \
 	kernel/cmdline.c kernel/cmdline.h \
 	kernel/boot_stage.c kernel/boot_stage.h \
-	kernel/zoneinfo.c kernel/zoneinfo.h
+	kernel/zoneinfo.c kernel/zoneinfo.h \
+	kernel/power_supply.c kernel/power_supply.h \
+	kernel/suspend.c kernel/suspend.h
 
 DMO_KERNEL_TEST_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
 

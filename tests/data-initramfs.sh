@@ -271,6 +271,23 @@ env -i PATH=/bin SYSTEMD_SLEEP_FREEZE_USER_SESSIONS=false "$chroot" "$root" /bin
 check "sleep hooks: SYSTEMD_SLEEP_FREEZE_USER_SESSIONS=false freezes nothing" \
 	sh -c '! grep -q systemctl "$1"' sh "$root/tmp/hooks"
 check "sleep hooks: and says the sessions remain unfrozen" grep -q "remain unfrozen" "$tmp/hooks.err"
+# suspend-then-hibernate: the unit freezes once, dormouse runs the hooks
+# around each step with the step in SYSTEMD_SLEEP_ACTION, the unit thaws.
+rm -f "$root/tmp/hooks"
+{
+	env -i PATH=/bin "$chroot" "$root" /bin/sh /sleep-hooks freeze suspend-then-hibernate &&
+		env -i PATH=/bin SYSTEMD_SLEEP_ACTION=suspend "$chroot" "$root" /bin/sh /sleep-hooks hooks pre suspend-then-hibernate &&
+		env -i PATH=/bin SYSTEMD_SLEEP_ACTION=suspend "$chroot" "$root" /bin/sh /sleep-hooks hooks post suspend-then-hibernate &&
+		env -i PATH=/bin SYSTEMD_SLEEP_ACTION=hibernate "$chroot" "$root" /bin/sh /sleep-hooks hooks pre suspend-then-hibernate &&
+		env -i PATH=/bin EXIT_CODE=exited EXIT_STATUS=5 "$chroot" "$root" /bin/sh /sleep-hooks thaw suspend-then-hibernate
+} 2>"$tmp/hooks.err"
+check "sleep hooks: freeze, hooks per step, thaw: in systemd-sleep's order, the step in SYSTEMD_SLEEP_ACTION" \
+	test "$(tr '\n' '|' <"$root/tmp/hooks")" = \
+	"systemctl freeze user.slice|etc/systemd/system-sleep/10-both pre suspend-then-hibernate suspend|usr/lib/systemd/system-sleep/40-after pre suspend-then-hibernate suspend|etc/systemd/system-sleep/10-both post suspend-then-hibernate suspend|usr/lib/systemd/system-sleep/40-after post suspend-then-hibernate suspend|etc/systemd/system-sleep/10-both pre suspend-then-hibernate hibernate|usr/lib/systemd/system-sleep/40-after pre suspend-then-hibernate hibernate|systemctl thaw user.slice|"
+check "sleep hooks: thaw says how the unit ended" \
+	grep -q "the suspend-then-hibernate was cancelled (dormouse exit status 5)" "$tmp/hooks.err"
+env -i PATH=/bin "$chroot" "$root" /bin/sh /sleep-hooks hooks sideways hibernate 2>/dev/null
+check "sleep hooks: hooks takes only pre or post" test $? = 2
 echo 255 >"$root/tmp/systemd-version"
 rm -f "$root/tmp/hooks"
 env -i PATH=/bin "$chroot" "$root" /bin/sh /sleep-hooks pre hibernate 2>/dev/null

@@ -65,6 +65,8 @@ for f in "$bindir/dormouse" \
 	"$sysconfdir/dormouse.conf" "$docdir/dormouse.conf" "$docdir/config.md" \
 	"$docdir/integration.md" \
 	"$systemdsystemunitdir/systemd-hibernate.service.d/dormouse.conf" \
+	"$systemdsystemunitdir/systemd-hybrid-sleep.service.d/dormouse.conf" \
+	"$systemdsystemunitdir/systemd-suspend-then-hibernate.service.d/dormouse.conf" \
 	"$pkglibexecdir/dormouse-sleep-hooks" \
 	"$initramfstoolsdir/hooks/dormouse" "$initramfstoolsdir/scripts/local-premount/dormouse" \
 	"$dracutmodulesdir/90dormouse/module-setup.sh" \
@@ -95,25 +97,31 @@ left=$(grep -rl '@[a-z]*dir@' "$root" 2>/dev/null)
 check "no @dir@ placeholder left in installed files${left:+ ($left)}" test -z "$left"
 dropin_path="$systemdsystemunitdir/systemd-hibernate.service.d/dormouse.conf"
 dropin="$root$dropin_path"
-check "the drop-in clears ExecStart before setting its own" \
-	sh -c 'grep -n "^ExecStart=" "$1" | head -n 1 | grep -q "^[0-9]*:ExecStart=$"' sh "$dropin"
-check "the drop-in runs $bindir/dormouse hibernate" \
-	grep -qx "ExecStart=$bindir/dormouse hibernate" "$dropin"
-if command -v systemd-analyze >/dev/null 2>&1 && [ -r /lib/systemd/system/systemd-hibernate.service ]; then
-	unitdir="$dest/unit-check"
-	mkdir -p "$unitdir/systemd-hibernate.service.d"
-	cp /lib/systemd/system/systemd-hibernate.service "$unitdir/"
-	# Point ExecStart at a binary that exists here, so verify checks syntax.
-	sed -e "s|$bindir/dormouse|/bin/true|; s|$pkglibexecdir/dormouse-sleep-hooks|/bin/true|" \
-		"$dropin" >"$unitdir/systemd-hibernate.service.d/dormouse.conf"
-	if out=$(SYSTEMD_UNIT_PATH="$unitdir:" systemd-analyze verify --man=no \
-		"$unitdir/systemd-hibernate.service" 2>&1) && ! printf '%s' "$out" | grep -qi 'unknown\|invalid\|ignoring'; then
-		ok "systemd-analyze verify accepts the unit with the drop-in"
-	else
-		not_ok "systemd-analyze verify accepts the unit with the drop-in"
-		printf '%s\n' "$out" | sed 's/^/# /'
+for unit in hibernate:hibernate hybrid-sleep:hybrid-sleep suspend-then-hibernate:suspend-then-hibernate; do
+	name=systemd-${unit%%:*}.service
+	command=${unit#*:}
+	unit_dropin="$root$systemdsystemunitdir/$name.d/dormouse.conf"
+	check "$name's drop-in clears ExecStart before setting its own" \
+		sh -c 'grep -n "^ExecStart=" "$1" | head -n 1 | grep -q "^[0-9]*:ExecStart=$"' sh "$unit_dropin"
+	check "$name's drop-in runs $bindir/dormouse $command" \
+		grep -qx "ExecStart=$bindir/dormouse $command" "$unit_dropin"
+	if command -v systemd-analyze >/dev/null 2>&1 && [ -r "/lib/systemd/system/$name" ]; then
+		unitdir="$dest/unit-check"
+		rm -rf "$unitdir"
+		mkdir -p "$unitdir/$name.d"
+		cp "/lib/systemd/system/$name" "$unitdir/"
+		# Point ExecStart at a binary that exists here, so verify checks syntax.
+		sed -e "s|$bindir/dormouse|/bin/true|; s|$pkglibexecdir/dormouse-sleep-hooks|/bin/true|" \
+			"$unit_dropin" >"$unitdir/$name.d/dormouse.conf"
+		if out=$(SYSTEMD_UNIT_PATH="$unitdir:" systemd-analyze verify --man=no \
+			"$unitdir/$name" 2>&1) && ! printf '%s' "$out" | grep -qi 'unknown\|invalid\|ignoring'; then
+			ok "systemd-analyze verify accepts $name with the drop-in"
+		else
+			not_ok "systemd-analyze verify accepts $name with the drop-in"
+			printf '%s\n' "$out" | sed 's/^/# /'
+		fi
 	fi
-fi
+done
 hook="$root$initramfstoolsdir/hooks/dormouse"
 check "the initramfs hook copies $bindir/dormouse" grep -q "^DORMOUSE=$bindir/dormouse\$" "$hook"
 

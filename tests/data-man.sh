@@ -48,7 +48,7 @@ help_options()
 page8=$builddir/man/dormouse.8
 # In roff source, "-" in an option name is written "\-".
 in_page() { sed 's/\\-/-/g' "$1" | grep -q -e "$2\\([^a-z-]\\|\$\\)"; }
-for cmd in hibernate resume info preview keygen; do
+for cmd in hibernate resume info preview keygen suspend-then-hibernate hybrid-sleep; do
 	missing=""
 	for o in $(help_options $cmd); do
 		[ "$o" = --help ] && continue
@@ -57,11 +57,11 @@ for cmd in hibernate resume info preview keygen; do
 	check "dormouse(8) names every option of \"dormouse $cmd --help\"${missing:+ (missing:$missing)}" \
 		test -z "$missing"
 done
-commands=$("$dormouse" --help | sed -n '/^Commands:/,/^$/p' | sed -n 's/^  \([a-z][a-z]*\).*/\1/p')
+commands=$("$dormouse" --help | sed -n '/^Commands:/,/^$/p' | sed -n 's/^  \([a-z][a-z-]*\).*/\1/p')
 check "\"dormouse --help\" lists commands" test -n "$commands"
 missing=""
 for c in $commands; do
-	grep -q "^\\.SS $c" "$page8" || missing="$missing $c"
+	sed 's/\\-/-/g' "$page8" | grep -q "^\\.SS $c" || missing="$missing $c"
 done
 check "dormouse(8) has a section for every command${missing:+ (missing:$missing)}" test -z "$missing"
 
@@ -104,7 +104,7 @@ done
 check "completion offers every command of \"dormouse --help\" ($offered)" test -z "$missing"
 check "completion: \"dormouse hib\" completes to hibernate" test "$(complete_words hib)" = hibernate
 check "completion: \"dormouse theme \" offers check" test "$(complete_words theme '')" = check
-for cmd in hibernate resume info preview keygen; do
+for cmd in hibernate resume info preview keygen suspend-then-hibernate hybrid-sleep; do
 	offered=" $(complete_words $cmd -- | tr '\n' ' ') "
 	missing=""
 	for o in $(help_options $cmd); do

@@ -36,6 +36,12 @@
  *   info:      0 an image is present, 1 no image, 2 usage, 3 damaged image.
  *   preview, theme check, keygen: 0 done and clean, 2 usage, 6 failed or
  *              errors.
+ *   suspend-then-hibernate, hybrid-sleep: 0 slept and woke (or resumed
+ *              from the image; or, for suspend-then-hibernate, woken by
+ *              the person before it hibernated), 2 usage or configuration
+ *              error, 5 the hibernation was cancelled (the system stays
+ *              up), 6 failed: the hibernation failed (the machine was
+ *              suspended instead, as systemd-sleep does) or nothing slept.
  *
  * Messages go to stderr as "dormouse: error: ..." (something failed) or
  * "dormouse: note: ..." (something worth knowing; the command goes on).
@@ -60,6 +66,8 @@ enum dmo_cli_command {
         DMO_CMD_PREVIEW,
         DMO_CMD_THEME,
         DMO_CMD_KEYGEN,
+        DMO_CMD_SUSPEND_THEN_HIBERNATE,
+        DMO_CMD_HYBRID_SLEEP,
 };
 
 /* The one map from how a command ended (0 or a negative errno, see above)
@@ -169,6 +177,8 @@ int dmo_cmd_info(int argc, char **argv);
 int dmo_cmd_preview(int argc, char **argv);
 int dmo_cmd_theme(int argc, char **argv);
 int dmo_cmd_keygen(int argc, char **argv);
+int dmo_cmd_suspend_then_hibernate(int argc, char **argv);
+int dmo_cmd_hybrid_sleep(int argc, char **argv);
 
 /* Resolves where the image lives: --resume-device, then the config's
  * "resume device", then resume= on the kernel command line. Fills the swap

@@ -20,20 +20,33 @@ static void usage(FILE *f)
                   "  info DEVICE   describe the hibernation image on a swap area\n"
                   "  preview       render a theme to PNG\n"
                   "  theme check DIR   lint a theme\n"
-                  "  keygen        make the key pair for encrypt = pubkey\n\n"
+                  "  keygen        make the key pair for encrypt = pubkey\n"
+                  "  suspend-then-hibernate  suspend, then hibernate (systemd's rules)\n"
+                  "  hybrid-sleep  write the image, then suspend to RAM\n\n"
                   "\"dormouse COMMAND --help\" describes a command's options.\n"));
 }
 
 static const char *const command_table[] = {
-    [DMO_CMD_HIBERNATE] = "hibernate", [DMO_CMD_RESUME] = "resume", [DMO_CMD_INFO] = "info",
-    [DMO_CMD_PREVIEW] = "preview",     [DMO_CMD_THEME] = "theme",   [DMO_CMD_KEYGEN] = "keygen",
+    [DMO_CMD_HIBERNATE] = "hibernate",
+    [DMO_CMD_RESUME] = "resume",
+    [DMO_CMD_INFO] = "info",
+    [DMO_CMD_PREVIEW] = "preview",
+    [DMO_CMD_THEME] = "theme",
+    [DMO_CMD_KEYGEN] = "keygen",
+    [DMO_CMD_SUSPEND_THEN_HIBERNATE] = "suspend-then-hibernate",
+    [DMO_CMD_HYBRID_SLEEP] = "hybrid-sleep",
 };
 DMO_DEFINE_STRING_TABLE_LOOKUP(static, command, enum dmo_cli_command)
 
 static int (*const command_run[])(int argc, char **argv) = {
-    [DMO_CMD_HIBERNATE] = dmo_cmd_hibernate, [DMO_CMD_RESUME] = dmo_cmd_resume,
-    [DMO_CMD_INFO] = dmo_cmd_info,           [DMO_CMD_PREVIEW] = dmo_cmd_preview,
-    [DMO_CMD_THEME] = dmo_cmd_theme,         [DMO_CMD_KEYGEN] = dmo_cmd_keygen,
+    [DMO_CMD_HIBERNATE] = dmo_cmd_hibernate,
+    [DMO_CMD_RESUME] = dmo_cmd_resume,
+    [DMO_CMD_INFO] = dmo_cmd_info,
+    [DMO_CMD_PREVIEW] = dmo_cmd_preview,
+    [DMO_CMD_THEME] = dmo_cmd_theme,
+    [DMO_CMD_KEYGEN] = dmo_cmd_keygen,
+    [DMO_CMD_SUSPEND_THEN_HIBERNATE] = dmo_cmd_suspend_then_hibernate,
+    [DMO_CMD_HYBRID_SLEEP] = dmo_cmd_hybrid_sleep,
 };
 
 int main(int argc, char **argv)
