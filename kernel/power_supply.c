@@ -3,11 +3,11 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "util/small_file.h"
 
 /* The first line of DIR/NAME/FILE without its newline; false when absent
  * or empty. */
@@ -16,14 +16,8 @@ static bool read_attr(const char *dir, const char *name, const char *file, char 
         char path[4096];
         if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s", dir, name, file) >= sizeof(path))
                 return false;
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
+        if (dmo_read_small_file(path, buf, len) <= 0)
                 return false;
-        ssize_t n = read(fd, buf, len - 1);
-        close(fd);
-        if (n <= 0)
-                return false;
-        buf[n] = '\0';
         buf[strcspn(buf, "\n")] = '\0';
         return buf[0] != '\0';
 }

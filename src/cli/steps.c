@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "engine/engine.h"
 #include "util/i18n.h"
+#include "util/small_file.h"
 #include "util/strtable.h"
 
 #include <fcntl.h>
@@ -41,16 +42,9 @@ static long status_field_kib(const char *status, const char *field)
 static bool read_proc_self(const char *file, char *buf, size_t len)
 {
         char path[64];
-        snprintf(path, sizeof(path), "/proc/self/%s", file);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
+        if ((size_t)snprintf(path, sizeof(path), "/proc/self/%s", file) >= sizeof(path))
                 return false;
-        ssize_t n = read(fd, buf, len - 1);
-        close(fd);
-        if (n <= 0)
-                return false;
-        buf[n] = '\0';
-        return true;
+        return dmo_read_small_file(path, buf, len) > 0;
 }
 
 /* Locked and resident memory at the end of the data phase. VmLck counts

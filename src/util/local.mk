@@ -8,7 +8,8 @@ src_util_libdmo_util_a_SOURCES = src/util/i18n.c src/util/i18n.h src/util/cleanu
 	src/util/printable.c src/util/printable.h src/util/tty.c src/util/tty.h \
 	src/util/thread.c src/util/thread.h \
 	src/util/timing.c src/util/timing.h \
-	src/util/self_memory.c src/util/self_memory.h
+	src/util/self_memory.c src/util/self_memory.h \
+	src/util/small_file.c src/util/small_file.h
 
 check_PROGRAMS += tests/util-printable.test
 TESTS += tests/util-printable.test
