@@ -11,7 +11,8 @@ kernel_libdmo_kernel_a_SOURCES = kernel/snapshot.h \
 	kernel/boot_stage.c kernel/boot_stage.h \
 	kernel/zoneinfo.c kernel/zoneinfo.h \
 	kernel/power_supply.c kernel/power_supply.h \
-	kernel/suspend.c kernel/suspend.h
+	kernel/suspend.c kernel/suspend.h \
+	kernel/efivar.c kernel/efivar.h
 
 DMO_KERNEL_TEST_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
 

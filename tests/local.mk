@@ -82,12 +82,15 @@ tests_fuzz_bmp_test_LDADD = src/splash/libdmo-splash.a src/progress/libdmo-progr
 # deterministic driver. tests/fuzz/run-libfuzzer runs one target on a working
 # copy of its seed corpus and prints one ok/not ok line (tests/fuzz/README.md).
 FUZZ_SECONDS = 60
-FUZZ_TARGETS = config cmdline swap-header codec-decode image-chunk image-extents image-header keys png theme plymouth bmp resume resume-encrypted font
-DMO_FUZZ_BINS = tests/fuzz/fuzz-config tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-swap-header tests/fuzz/fuzz-codec-decode tests/fuzz/fuzz-image-chunk tests/fuzz/fuzz-image-extents tests/fuzz/fuzz-image-header tests/fuzz/fuzz-keys tests/fuzz/fuzz-png tests/fuzz/fuzz-theme tests/fuzz/fuzz-plymouth tests/fuzz/fuzz-bmp tests/fuzz/fuzz-resume tests/fuzz/fuzz-resume-encrypted tests/fuzz/fuzz-font
+FUZZ_TARGETS = config hibernate-location cmdline swap-header codec-decode image-chunk image-extents image-header keys png theme plymouth bmp resume resume-encrypted font
+DMO_FUZZ_BINS = tests/fuzz/fuzz-config tests/fuzz/fuzz-hibernate-location tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-swap-header tests/fuzz/fuzz-codec-decode tests/fuzz/fuzz-image-chunk tests/fuzz/fuzz-image-extents tests/fuzz/fuzz-image-header tests/fuzz/fuzz-keys tests/fuzz/fuzz-png tests/fuzz/fuzz-theme tests/fuzz/fuzz-plymouth tests/fuzz/fuzz-bmp tests/fuzz/fuzz-resume tests/fuzz/fuzz-resume-encrypted tests/fuzz/fuzz-font
 EXTRA_PROGRAMS = $(DMO_FUZZ_BINS)
 CLEANFILES += $(DMO_FUZZ_BINS)
 tests_fuzz_fuzz_config_SOURCES = tests/fuzz/fuzz-config.c
 tests_fuzz_fuzz_config_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_hibernate_location_SOURCES = tests/fuzz/fuzz-hibernate-location.c
+tests_fuzz_fuzz_hibernate_location_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 
 tests_fuzz_fuzz_cmdline_SOURCES = tests/fuzz/fuzz-cmdline.c
 tests_fuzz_fuzz_cmdline_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer

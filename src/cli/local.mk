@@ -9,7 +9,8 @@ src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/co
 	src/cli/keys.c src/cli/keys.h src/cli/cmd_keygen.c \
 	src/cli/cmd_hibernate.c src/cli/cmd_resume.c src/cli/cmd_info.c src/cli/cmd_splash.c \
 	src/cli/cmd_sleep.c src/cli/sleep_conf.c src/cli/sleep_conf.h \
-	src/cli/sth_plan.c src/cli/sth_plan.h
+	src/cli/sth_plan.c src/cli/sth_plan.h \
+	src/cli/hibernate_location.c src/cli/hibernate_location.h
 
 check_PROGRAMS += tests/cli-config.test
 TESTS += tests/cli-config.test
@@ -68,3 +69,15 @@ tests_cli_sleep_plan_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a kernel
 TESTS += tests/cli-sleep.sh
 EXTRA_DIST += tests/cli-sleep.sh
 tests/cli-sleep.log: dormouse$(EXEEXT)
+
+# systemd's HibernateLocation: the EFI variable and its JSON.
+check_PROGRAMS += tests/cli-hibernate-location.test
+TESTS += tests/cli-hibernate-location.test
+tests_cli_hibernate_location_test_SOURCES = tests/cli-hibernate-location.c
+tests_cli_hibernate_location_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a \
+	kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
+check_PROGRAMS += tests/fuzz-hibernate-location.test
+TESTS += tests/fuzz-hibernate-location.test
+tests_fuzz_hibernate_location_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-hibernate-location.c
+tests_fuzz_hibernate_location_test_LDADD = src/cli/libdmo-cli.a kernel/libdmo-kernel.a \
+	src/util/libdmo-util.a $(DMO_LIBS)
