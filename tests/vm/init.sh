@@ -152,6 +152,25 @@ dormouse_resume() {
 	after_swap_checks
 }
 
+# dormouse hybrid-sleep or suspend-then-hibernate (vmsleep=): the image
+# written then a suspend to RAM, or a suspend that the RTC alarm ends in a
+# hibernation (vmdelaysec= is HibernateDelaySec=). There is no systemd here:
+# no sleep hooks, no sleep.conf (systemd's defaults).
+dormouse_sleep() {
+	mode=$1
+	set -- "$mode" --sleep-hooks none
+	delay=$(arg vmdelaysec "")
+	[ -n "$delay" ] && set -- "$@" --hibernate-delay "$delay"
+	set -- "$@" -- --resume-device /dev/vda --splash=$(arg vmsplash kms)
+	say "DORMOUSE $mode start: dormouse $*"
+	dormouse "$@" </dev/tty1
+	rc=$?
+	# rc 0: woken (the image discarded), or restored from the image.
+	say "DORMOUSE $mode rc=$rc token=$(cat /tmp/token 2>/dev/null)"
+	check_workload
+	say "SIG $(signature)"
+}
+
 # Debian's plymouthd shows its splash (the theme in /etc/plymouth/plymouthd.conf,
 # a two-step one), then lets go of the screen for dormouse, as the initramfs
 # script does (data/initramfs-tools/scripts/local-premount/dormouse). No udev
@@ -251,6 +270,14 @@ dm-hibernate)
 	;;
 dm-resume)
 	dormouse_resume
+	;;
+dm-hybrid-sleep)
+	start_workload
+	dormouse_sleep hybrid-sleep
+	;;
+dm-suspend-then-hibernate)
+	start_workload
+	dormouse_sleep suspend-then-hibernate
 	;;
 plymouth-resume)
 	plymouth_resume

@@ -745,8 +745,12 @@ def kill_all_vms():
 class VM:
     """One boot. Serial lines are timestamped on the host clock as they arrive."""
 
-    def __init__(self, h, name, vmtest, disk, extra_append="", firmware=None, cpus=None):
+    def __init__(self, h, name, vmtest, disk, extra_append="", firmware=None, cpus=None,
+                 bzimage=False):
         self.h = h
+        # The bzImage, also under PVH: a guest that suspends to RAM needs it,
+        # as the S3 wake of a PVH-booted kernel resets the machine.
+        self.bzimage = bzimage
         self.cpus = cpus or CPUS
         self.firmware = firmware  # a -bios image (UEFI), None: SeaBIOS
         self.name = name
@@ -766,7 +770,8 @@ class VM:
             self.sock.unlink()
         cmd = [self.h.qemu, *self.h.accel_args, "-smp", str(self.cpus), "-m", MEMORY, "-no-reboot",
                *(["-bios", str(self.firmware)] if self.firmware else []),
-               "-kernel", str(self.h.kernel.vmlinuz if self.firmware else self.h.boot_kernel),
+               "-kernel", str(self.h.kernel.vmlinuz if self.firmware or self.bzimage
+                              else self.h.boot_kernel),
                "-initrd", str(self.h.initrd),
                "-append", self.append,
                *disk_args(self.disk),
@@ -1163,11 +1168,13 @@ def require_powered_off(res):
                       f"serial log {vm.logpath}:\n{vm.tail()}")
 
 
-def dormouse_resume_boot(h, name, disk, res, extra_append="", screenshots=None, cpus=None):
+def dormouse_resume_boot(h, name, disk, res, extra_append="", screenshots=None, cpus=None,
+                         command="hibernate", bzimage=False):
     """Boot 2 that must restore res's system. Returns (vm, t_alive, shots);
-    vm.resume_cmd_t is when the resume command started."""
+    vm.resume_cmd_t is when the resume command started. command: the boot 1
+    command whose "rc=0" the restored system prints."""
     shots = []
-    with VM(h, name, "dm-resume", disk, extra_append, cpus=cpus) as vm:
+    with VM(h, name, "dm-resume", disk, extra_append, cpus=cpus, bzimage=bzimage) as vm:
         idx, t0, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
         vm.resume_cmd_t = t0
         if screenshots:
@@ -1186,7 +1193,7 @@ def dormouse_resume_boot(h, name, disk, res, extra_append="", screenshots=None, 
             raise Failure(f"{name}: dormouse resume did not restore the image (rc={rc}); "
                           f"serial log {vm.logpath}:\n{vm.tail(25)}")
         t_alive = hit[1]
-        expect(vm, r"VMTEST: DORMOUSE hibernate rc=0", "the hibernating dormouse exiting 0", 60)
+        expect(vm, rf"VMTEST: DORMOUSE {command} rc=0", f"the {command} exiting 0", 60)
         check_restored_workload(vm, res["checksum"], res["token"], res["counter"])
         expect_exit(vm, "power-off after the check")
     return vm, t_alive, shots
@@ -2098,6 +2105,149 @@ def scenario_plymouth_handover(h):
             f"{refusal}; PNGs in {out}")
 
 
+# --- hybrid sleep and suspend-then-hibernate (issue 37) ---------------------
+# No systemd in this guest: the commands themselves, on the real kernel,
+# with a real suspend to RAM (QEMU's S3: "info status" says "suspended"),
+# QEMU's system_wakeup standing in for the person and the RTC alarm (the
+# CMOS RTC's wake event) for the timer.
+SLEEP_TIMEOUT = 420.0
+
+
+def wait_status(vm, word, timeout, absent=False):
+    """Until QEMU's run state contains word (or, absent, no longer does);
+    the time it did, or None."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and vm.exit_t is None:
+        try:
+            out = vm.hmp("info status")
+        except OSError:
+            return None
+        if (word in out) != absent:
+            return time.monotonic()
+        time.sleep(0.2)
+    return None
+
+
+def sleep_boot1(h, name, disk, mode, extra_append=""):
+    """Boot 1: the workload, then dormouse MODE until QEMU reports the guest
+    suspended. Returns (vm, res) with the VM still running."""
+    vm = VM(h, name, f"dm-{mode}", disk, extra_append, bzimage=True).start()
+    vm.deadline = vm.start_t + SLEEP_TIMEOUT
+    res = {"vm": vm}
+    res["checksum"], res["token"] = boot1_workload(vm)
+    idx, res["t_start"], _ = expect(vm, rf"VMTEST: DORMOUSE {mode} start", f"dormouse {mode}", 60)
+    res["t_suspended"] = wait_status(vm, "suspended", SLEEP_TIMEOUT)
+    res["counter"] = last_tick(vm)
+    if res["t_suspended"] is None:
+        vm.kill()
+        raise Failure(f"{name}: the guest never suspended to RAM; serial log {vm.logpath}:\n"
+                      f"{vm.tail(25)}")
+    return vm, res
+
+
+def image_status(h, disk):
+    info = h.dormouse_info(disk) or {}
+    return info.get("status"), (info.get("header") or {}).get("encryption")
+
+
+def scenario_hybrid_wake(h):
+    h.need_dormouse()
+    disk = h.new_disk("hyw")
+    vm, res = sleep_boot1(h, "hyw", disk, "hybrid-sleep")
+    try:
+        status, _ = image_status(h, disk)
+        if status != "image":
+            raise Failure(f"hyw: suspended, but no dormouse image on the swap area ({status})")
+        t_wake = time.monotonic()
+        vm.hmp("system_wakeup")
+        _, t_rc, m = expect(vm, r"VMTEST: DORMOUSE hybrid-sleep rc=(\d+)", "the wake", 120)
+        if m.group(1) != "0":
+            raise Failure(f"hyw: dormouse hybrid-sleep returned {m.group(1)} after the wake:\n"
+                          f"{vm.tail(20)}")
+        _, _, w = expect(vm, r"VMTEST: WORKLOAD (ok|BAD)", "the workload's verdict", 60)
+        if w.group(1) != "ok":
+            raise Failure("hyw: the workload's memory changed across the suspend")
+        _, _, sig = expect(vm, r"VMTEST: SIG (\S+)", "the swap signature", 30)
+        expect_exit(vm, "power-off after the checks")
+    finally:
+        vm.kill()
+    if "SWAPSPACE2" not in sig.group(1):
+        raise Failure(f"hyw: after the wake the swap area's signature is {sig.group(1)}, "
+                      "not a plain swap area's")
+    status, _ = image_status(h, disk)
+    if status == "image":
+        raise Failure("hyw: after the wake the image is still on the swap area")
+    write_s = res["t_suspended"] - res["t_start"]
+    h.figures["hybrid-wake"] = {"image_then_suspend_s": write_s, "wake_s": t_rc - t_wake}
+    return (f"image written and suspended in {write_s:.1f} s; woken: back in {t_rc - t_wake:.1f} s, "
+            "image discarded, swap area plain, workload intact")
+
+
+def scenario_hybrid_power_loss(h):
+    h.need_dormouse()
+    disk = h.new_disk("hyp")
+    vm, res = sleep_boot1(h, "hyp-1", disk, "hybrid-sleep")
+    vm.kill()  # the battery died while suspended
+    status, _ = image_status(h, disk)
+    if status != "image":
+        raise Failure(f"hyp: power lost while suspended, but no dormouse image ({status})")
+    vm2, t_alive, _ = dormouse_resume_boot(h, "hyp-2", disk, res, command="hybrid-sleep",
+                                          bzimage=True)
+    return (f"image written and suspended in {res['t_suspended'] - res['t_start']:.1f} s; power "
+            f"cut; the next boot resumed it in {t_alive - vm2.start_t:.1f} s, workload intact")
+
+
+def scenario_suspend_then_hibernate(h):
+    h.need_dormouse()
+    disk = h.new_disk("sth")
+    delay = 40
+    vm, res = sleep_boot1(h, "sth-1", disk, "suspend-then-hibernate", f"vmdelaysec={delay}s")
+    try:
+        status, _ = image_status(h, disk)
+        if status == "image":
+            raise Failure("sth: an image is on the swap area before the alarm")
+        # Nobody wakes it: the RTC alarm must, and dormouse must hibernate.
+        t_woke = wait_status(vm, "suspended", SLEEP_TIMEOUT, absent=True)
+        if t_woke is None:
+            raise Failure(f"sth: the RTC alarm never woke the guest; serial log {vm.logpath}:\n"
+                          f"{vm.tail(20)}")
+        expect(vm, r"hibernating: the wake alarm rang", "dormouse's reason to hibernate", 60)
+        t_off = expect_exit(vm, "power-off into the image")
+    finally:
+        vm.kill()
+    status, _ = image_status(h, disk)
+    if status != "image":
+        raise Failure(f"sth: powered off without a dormouse image ({status})")
+    vm2, t_alive, _ = dormouse_resume_boot(h, "sth-2", disk, res, command="suspend-then-hibernate",
+                                          bzimage=True)
+    slept = t_woke - res["t_suspended"]
+    h.figures["suspend-then-hibernate"] = {"suspended_s": slept, "hibernate_s": t_off - t_woke,
+                                           "resume_s": t_alive - vm2.start_t}
+    return (f"suspended {slept:.1f} s (HibernateDelaySec={delay}s), the RTC alarm woke it, "
+            f"image written and off in {t_off - t_woke:.1f} s, resumed in "
+            f"{t_alive - vm2.start_t:.1f} s, workload intact")
+
+
+def scenario_sth_early_wake(h):
+    h.need_dormouse()
+    disk = h.new_disk("sthw")
+    vm, res = sleep_boot1(h, "sthw", disk, "suspend-then-hibernate", "vmdelaysec=1h")
+    try:
+        vm.hmp("system_wakeup")
+        _, _, m = expect(vm, r"VMTEST: DORMOUSE suspend-then-hibernate rc=(\d+)", "the wake", 120)
+        said = vm.find_all(r"before the alarm: back to the session, no image written")
+        _, _, sig = expect(vm, r"VMTEST: SIG (\S+)", "the swap signature", 60)
+        expect_exit(vm, "power-off after the checks")
+    finally:
+        vm.kill()
+    if m.group(1) != "0" or not said:
+        raise Failure(f"sthw: after the person's wake: rc={m.group(1)}, "
+                      f"{'said' if said else 'did not say'} it went back to the session")
+    if "SWAPSPACE2" not in sig.group(1) or image_status(h, disk)[0] == "image":
+        raise Failure(f"sthw: an image was written although the person woke it ({sig.group(1)})")
+    return "woken by the person before the alarm: back to the session, no image written"
+
+
 SCENARIOS = [
     ("kernel-baseline", scenario_kernel_baseline),
     ("kernel-lz4", scenario_kernel_lz4),
@@ -2115,6 +2265,10 @@ SCENARIOS = [
     ("handover", scenario_handover),
     ("encrypted", scenario_encrypted),
     ("io-levers", scenario_io_levers),
+    ("hybrid-wake", scenario_hybrid_wake),
+    ("hybrid-power-loss", scenario_hybrid_power_loss),
+    ("suspend-then-hibernate", scenario_suspend_then_hibernate),
+    ("sth-early-wake", scenario_sth_early_wake),
 ]
 
 
