@@ -12,7 +12,8 @@ kernel_libdmo_kernel_a_SOURCES = kernel/snapshot.h \
 	kernel/zoneinfo.c kernel/zoneinfo.h \
 	kernel/power_supply.c kernel/power_supply.h \
 	kernel/suspend.c kernel/suspend.h \
-	kernel/efivar.c kernel/efivar.h
+	kernel/efivar.c kernel/efivar.h \
+	kernel/kmsg.c kernel/kmsg.h
 
 DMO_KERNEL_TEST_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
 
@@ -52,3 +53,8 @@ check_PROGRAMS += tests/kernel-zoneinfo.test
 TESTS += tests/kernel-zoneinfo.test
 tests_kernel_zoneinfo_test_SOURCES = tests/kernel-zoneinfo.c
 tests_kernel_zoneinfo_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
+
+check_PROGRAMS += tests/kernel-kmsg.test
+TESTS += tests/kernel-kmsg.test
+tests_kernel_kmsg_test_SOURCES = tests/kernel-kmsg.c
+tests_kernel_kmsg_test_LDADD = $(DMO_KERNEL_TEST_LDADD)

@@ -149,6 +149,9 @@ enum {
         OPT_KEY_FILE,
         OPT_PUBLIC_KEY,
         OPT_SECRET_KEY,
+        OPT_KMSG,
+        OPT_NO_INITRAMFS_CHECK,
+        OPT_SIM_STATE_DIR,
         OPT_HELP,
 };
 
@@ -187,6 +190,11 @@ int dmo_cmd_hybrid_sleep(int argc, char **argv);
  * after saying what is missing. */
 int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
                         char *path_buf, size_t path_len, bool *noresume);
+/* The same, also leaving the sentence it printed on failure in why (may be
+ * NULL), for the journal. */
+int dmo_cli_swap_target_why(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
+                            char *path_buf, size_t path_len, bool *noresume, char *why,
+                            size_t why_len);
 
 const char *dmo_cli_step_text(int step);
 /* How the machine went down after a hibernation, for the last line. */
@@ -201,10 +209,12 @@ bool dmo_cli_debug_lock_memory(void);
 
 /* Resume's outcome in words: prints what a person should know, writes a
  * refusal into msg (for the splash; the caller prints it) and returns the
- * command's result. swap_state says whether the swap area is usable again
- * after a refusal. */
+ * command's result. An image skipped without a refusal (discarded by
+ * noresume, another tool's) is said at once and its sentence also left in
+ * note (both "" otherwise), for the journal. swap_state says whether the
+ * swap area is usable again after a refusal. */
 int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo_resume_result *res,
-                            char *msg, size_t len);
+                            char *msg, size_t len, char *note, size_t note_len);
 void dmo_cli_resume_swap_state(const struct dmo_resume_result *res);
 /* The kernel releases an image names, fit to show: at most 64 bytes each,
  * control characters replaced (no escape sequence from the image reaches a

@@ -8,6 +8,7 @@
 #include "cli/display.h"
 #include "cli/keys.h"
 #include "engine/engine.h"
+#include "kernel/kmsg.h"
 #include "util/i18n.h"
 
 static void usage(FILE *f)
@@ -27,7 +28,10 @@ static void usage(FILE *f)
               "  --splash kms|fbdev|text|png:DIR|none   --theme NAME   --threads N\n"
               "  --config FILE          default %s\n"
               "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
-              "  --sim-seed N --sim-fault SPEC --sim-kernel-release R --sim-proc DIR\n\n"
+              "  --sim-seed N --sim-fault SPEC --sim-kernel-release R --sim-proc DIR\n"
+              "  --kmsg FILE            where an image skipped or refused is also said, for the\n"
+              "                         next boot's journal (default /dev/kmsg; the simulated\n"
+              "                         kernel: nowhere)\n\n"
               "Exit status: 0 restored, 1 no image, 2 usage, 3 image refused (swap usable "
               "again),\n4 simulated kernel: restored content differed, 7 the image could not be "
               "removed:\nit is still on disk; stop the boot. 8 encrypted image not unlocked "
@@ -122,8 +126,10 @@ struct resume_cmd {
         struct dmo_cli_unlock unlock;
         bool noresume; /* --noresume */
         bool help;
-        char path[512]; /* the resolved resume device */
-        char msg[512];  /* why nothing was restored, for the splash and stderr */
+        char path[512];   /* the resolved resume device */
+        char msg[512];    /* why nothing was restored, for the splash and stderr */
+        char note[512];   /* an image skipped without a refusal, or the device not found */
+        const char *kmsg; /* --kmsg */
         struct dmo_resume_result res;
         int result; /* what describe() made of res */
 };
@@ -135,6 +141,7 @@ static int parse_options(struct resume_cmd *m, int argc, char **argv)
             {"noresume", no_argument, NULL, OPT_NORESUME},
             {"key-file", required_argument, NULL, OPT_KEY_FILE},
             {"secret-key", required_argument, NULL, OPT_SECRET_KEY},
+            {"kmsg", required_argument, NULL, OPT_KMSG},
             {0},
         };
         int opt, r;
@@ -151,6 +158,8 @@ static int parse_options(struct resume_cmd *m, int argc, char **argv)
                         m->keys.key_file = optarg;
                 } else if (opt == OPT_SECRET_KEY) {
                         m->keys.secret_key = optarg;
+                } else if (opt == OPT_KMSG) {
+                        m->kmsg = optarg;
                 } else if (opt == OPT_HELP) {
                         usage(stdout);
                         m->help = true;
@@ -187,8 +196,8 @@ static int parse(struct resume_cmd *m, int argc, char **argv)
                 m->keys.key_file = cfg->key_file;
         if (!m->keys.secret_key && cfg->secret_key[0])
                 m->keys.secret_key = cfg->secret_key;
-        r = dmo_cli_swap_target(&m->c, true, &m->rc.target, m->path, sizeof(m->path),
-                                &cmdline_noresume);
+        r = dmo_cli_swap_target_why(&m->c, true, &m->rc.target, m->path, sizeof(m->path),
+                                    &cmdline_noresume, m->note, sizeof(m->note));
         m->rc.noresume = m->noresume || cmdline_noresume;
         return r;
 }
@@ -225,7 +234,8 @@ static int run(struct resume_cmd *m)
         m->rc.unlock_ctx = &m->unlock;
         dmo_engine_resume(snap, &m->rc, &m->res);
         dmo_cli_unlock_release(&m->unlock);
-        m->result = dmo_cli_resume_describe(&m->rc, &m->res, m->msg, sizeof(m->msg));
+        m->result = dmo_cli_resume_describe(&m->rc, &m->res, m->msg, sizeof(m->msg), m->note,
+                                            sizeof(m->note));
         /* A refusal stays on the screen long enough to be read. */
         dmo_splash_session_fail(splash_ready(&ui), m->msg[0] ? m->msg : NULL);
         dmo_splash_session_free(ui.session);
@@ -247,6 +257,28 @@ static int report(const struct resume_cmd *m)
         return m->result;
 }
 
+/* In the initramfs no journald runs: what was only on the screen is lost
+ * to `journalctl -b`. The kernel's log buffer keeps it until journald
+ * imports it. The real kernel's /dev/kmsg, or --kmsg; the simulated kernel
+ * writes nowhere unless told. Nothing is restored by then: the engine has
+ * returned without the jump into the saved system. */
+static void tell_journal(const struct resume_cmd *m)
+{
+        const char *path = m->kmsg ? m->kmsg : m->c.simulated ? NULL : DMO_KMSG_PATH;
+        const char *text = m->msg[0] ? m->msg : m->note;
+        if (!path || !text[0])
+                return;
+        /* The printed sentence, without the program's name (the record has
+         * it as its identifier) and the line's end. */
+        static const char name[] = "dormouse: ";
+        if (strncmp(text, name, sizeof(name) - 1) == 0)
+                text += sizeof(name) - 1;
+        enum dmo_kmsg_level level = m->msg[0] ? DMO_KMSG_ERR : DMO_KMSG_WARNING;
+        int r = dmo_kmsg_write(path, level, "dormouse", text);
+        if (r < 0 && m->kmsg)
+                dmo_cli_note(_("--kmsg %s: %s"), m->kmsg, strerror(-r));
+}
+
 int dmo_cmd_resume(int argc, char **argv)
 {
         struct resume_cmd m = {0};
@@ -256,6 +288,8 @@ int dmo_cmd_resume(int argc, char **argv)
                 r = run(&m);
         if (r == 0 && !m.help)
                 r = report(&m);
+        if (!m.help && (m.msg[0] || m.note[0]))
+                tell_journal(&m);
         dmo_cli_common_release(&m.c);
         return dmo_cli_exit_status(DMO_CMD_RESUME, r);
 }

@@ -81,3 +81,10 @@ TESTS += tests/fuzz-hibernate-location.test
 tests_fuzz_hibernate_location_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-hibernate-location.c
 tests_fuzz_hibernate_location_test_LDADD = src/cli/libdmo-cli.a kernel/libdmo-kernel.a \
 	src/util/libdmo-util.a $(DMO_LIBS)
+
+# What a resume skips or refuses, in the journal too (--kmsg).
+check_PROGRAMS += tests/cli-resume-journal.test
+TESTS += tests/cli-resume-journal.test
+tests_cli_resume_journal_test_SOURCES = tests/cli-resume-journal.c
+tests_cli_resume_journal_test_LDADD = tests/libdmotest.a
+tests/cli-resume-journal.log: dormouse$(EXEEXT)

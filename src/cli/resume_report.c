@@ -70,7 +70,7 @@ static void releases(const struct dmo_resume_result *res, char made_by[65], char
 }
 
 int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo_resume_result *res,
-                            char *msg, size_t len)
+                            char *msg, size_t len, char *note, size_t note_len)
 {
         const char *dev = rc->target.path;
         const struct dmo_engine_stats *s = &res->stats;
@@ -87,25 +87,26 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
         case DMO_RESUME_NO_IMAGE:
                 return -ENODATA; /* quiet: this is every normal boot */
         case DMO_RESUME_DISCARDED:
-                if (res->step == DMO_STEP_UNLOCK) {
-                        fprintf(stderr,
-                                _("dormouse: as you chose, the encrypted hibernation image on %s "
-                                  "was discarded without resuming; %s is a plain swap area "
-                                  "again\n"),
-                                dev, dev);
-                        return -ENODATA;
-                }
-                fprintf(stderr,
-                        _("dormouse: noresume: the hibernation image on %s was discarded; %s is a "
-                          "plain swap area again\n"),
-                        dev, dev);
+                if (res->step == DMO_STEP_UNLOCK)
+                        snprintf(note, note_len,
+                                 _("dormouse: as you chose, the encrypted hibernation image on %s "
+                                   "was discarded without resuming; %s is a plain swap area "
+                                   "again\n"),
+                                 dev, dev);
+                else
+                        snprintf(note, note_len,
+                                 _("dormouse: noresume: the hibernation image on %s was "
+                                   "discarded; %s is a plain swap area again\n"),
+                                 dev, dev);
+                fputs(note, stderr);
                 return -ENODATA;
         case DMO_RESUME_FOREIGN:
-                fprintf(stderr,
-                        _("dormouse: %s carries a hibernation signature that is not dormouse's "
-                          "(another tool's image, or a damaged one); leaving it alone. swapon "
-                          "will reinitialise the area, or run mkswap on it.\n"),
-                        dev);
+                snprintf(note, note_len,
+                         _("dormouse: %s carries a hibernation signature that is not dormouse's "
+                           "(another tool's image, or a damaged one); leaving it alone. swapon "
+                           "will reinitialise the area, or run mkswap on it.\n"),
+                         dev);
+                fputs(note, stderr);
                 return -ENODATA;
         case DMO_RESUME_NOT_SWAP:
                 if (res->step == DMO_STEP_OPEN_DEVICE)

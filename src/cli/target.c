@@ -1,6 +1,7 @@
 /* Where the image lives: the resume device from the options, the config or
  * the kernel command line, resolved to a device (swap files: their disk). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,7 +14,26 @@
 
 static const int default_resume_timeout_ms = 5000;
 
-static int read_cmdline(const struct dmo_cli_common *c, struct dmo_cmdline *cl)
+/* Where a failure's sentence goes besides stderr: the caller's buffer. */
+struct why {
+        char *buf;
+        size_t len;
+};
+
+static void fail_msg(struct why *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_msg(struct why *w, const char *fmt, ...)
+{
+        char text[768];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof(text), fmt, ap);
+        va_end(ap);
+        dmo_cli_error("%s", text);
+        if (w->buf && w->len)
+                snprintf(w->buf, w->len, "%s", text);
+}
+
+static int read_cmdline(const struct dmo_cli_common *c, struct dmo_cmdline *cl, struct why *w)
 {
         const char *path = c->cmdline_path ? c->cmdline_path : "/proc/cmdline";
         char line[DMO_CMDLINE_MAX];
@@ -23,7 +43,7 @@ static int read_cmdline(const struct dmo_cli_common *c, struct dmo_cmdline *cl)
                 if (!c->cmdline_path && errno == ENOENT)
                         return 0;
                 int r = -errno;
-                dmo_cli_error(_("cannot read the kernel command line %s: %s"), path, strerror(-r));
+                fail_msg(w, _("cannot read the kernel command line %s: %s"), path, strerror(-r));
                 return r;
         }
         size_t n = fread(line, 1, sizeof(line) - 1, f);
@@ -37,23 +57,24 @@ static int read_cmdline(const struct dmo_cli_common *c, struct dmo_cmdline *cl)
 
 /* A swap file: the kernel wants the partition and the file's first physical
  * page; we write through the partition. */
-static int map_swap_file(struct dmo_swap_target *t, char *path_buf, size_t path_len)
+static int map_swap_file(struct dmo_swap_target *t, char *path_buf, size_t path_len, struct why *w)
 {
         uint64_t first_page;
         dev_t backing;
         int r = dmo_swapfile_resume_offset(path_buf, &first_page, &backing);
         if (r < 0) {
-                dmo_cli_error(_("%s: cannot map the swap file onto its disk (%s); use a "
-                                "swap partition, or give the partition and "
-                                "--resume-offset"),
-                              path_buf, strerror(-r));
+                fail_msg(w,
+                         _("%s: cannot map the swap file onto its disk (%s); use a "
+                           "swap partition, or give the partition and "
+                           "--resume-offset"),
+                         path_buf, strerror(-r));
                 return -EINVAL;
         }
         char majmin[32];
         snprintf(majmin, sizeof(majmin), "%u:%u", major(backing), minor(backing));
         r = dmo_resume_device_resolve(majmin, "/dev", "/sys", path_buf, path_len);
         if (r < 0) {
-                dmo_cli_error(_("%s: the disk %s holding it has no device node"), path_buf, majmin);
+                fail_msg(w, _("%s: the disk %s holding it has no device node"), path_buf, majmin);
                 return -EINVAL;
         }
         t->path = path_buf;
@@ -65,7 +86,7 @@ static int map_swap_file(struct dmo_swap_target *t, char *path_buf, size_t path_
 /* Resolves spec (a path, UUID=..., major:minor...) to a device node,
  * waiting for it to appear when asked. */
 static int find_device(const struct dmo_cli_common *c, const char *spec, bool wait, char *path_buf,
-                       size_t path_len)
+                       size_t path_len, struct why *w)
 {
         int r;
         struct stat direct;
@@ -82,13 +103,14 @@ static int find_device(const struct dmo_cli_common *c, const char *spec, bool wa
                 r = dmo_resume_device_resolve(spec, "/dev", "/sys", path_buf, path_len);
         }
         if (r == -ETIMEDOUT || r == -ENOENT) {
-                dmo_cli_error(_("resume device %s not found%s; check resume= or \"resume "
-                                "device\""),
-                              spec, wait ? _(" (waited for it)") : "");
+                fail_msg(w,
+                         _("resume device %s not found%s; check resume= or \"resume "
+                           "device\""),
+                         spec, wait ? _(" (waited for it)") : "");
                 return wait ? -ENODATA : -EINVAL;
         }
         if (r < 0) {
-                dmo_cli_error(_("resume device \"%s\": %s"), spec, strerror(-r));
+                fail_msg(w, _("resume device \"%s\": %s"), spec, strerror(-r));
                 return -EINVAL;
         }
         return 0;
@@ -97,13 +119,21 @@ static int find_device(const struct dmo_cli_common *c, const char *spec, bool wa
 int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
                         char *path_buf, size_t path_len, bool *noresume)
 {
+        return dmo_cli_swap_target_why(c, wait, t, path_buf, path_len, noresume, NULL, 0);
+}
+
+int dmo_cli_swap_target_why(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
+                            char *path_buf, size_t path_len, bool *noresume, char *why_buf,
+                            size_t why_len)
+{
+        struct why w = {why_buf, why_len};
         struct dmo_cmdline cl;
         const char *spec = c->resume_device;
         int64_t offset = c->resume_offset;
         int r;
 
         memset(t, 0, sizeof(*t));
-        if (read_cmdline(c, &cl) < 0)
+        if (read_cmdline(c, &cl, &w) < 0)
                 return -EINVAL;
         if (noresume)
                 *noresume = cl.noresume || cl.nohibernate;
@@ -116,27 +146,30 @@ int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_sw
         if (offset < 0 && cl.has_resume_offset)
                 offset = (int64_t)cl.resume_offset;
         if (!spec) {
-                dmo_cli_error(_("no resume device: give --resume-device, set \"resume device\" "
-                                "in %s, or put resume= on the kernel command line"),
-                              c->config_path);
+                fail_msg(&w,
+                         _("no resume device: give --resume-device, set \"resume device\" "
+                           "in %s, or put resume= on the kernel command line"),
+                         c->config_path);
                 return -EINVAL;
         }
 
-        r = find_device(c, spec, wait, path_buf, path_len);
+        r = find_device(c, spec, wait, path_buf, path_len, &w);
         if (r < 0)
                 return r;
 
         struct stat st;
         if (stat(path_buf, &st) < 0) {
                 if (errno == ENOENT)
-                        dmo_cli_error(_("resume device %s does not exist; check "
-                                        "--resume-device, \"resume device\" in %s or resume= on "
-                                        "the kernel command line"),
-                                      path_buf, c->config_path);
+                        fail_msg(&w,
+                                 _("resume device %s does not exist; check "
+                                   "--resume-device, \"resume device\" in %s or resume= on "
+                                   "the kernel command line"),
+                                 path_buf, c->config_path);
                 else
-                        dmo_cli_error(_("resume device %s cannot be examined (%s); check that "
-                                        "it exists and that you may read it"),
-                                      path_buf, strerror(errno));
+                        fail_msg(&w,
+                                 _("resume device %s cannot be examined (%s); check that "
+                                   "it exists and that you may read it"),
+                                 path_buf, strerror(errno));
                 return -EINVAL;
         }
         t->path = path_buf;
@@ -144,9 +177,9 @@ int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_sw
         if (S_ISBLK(st.st_mode)) {
                 t->dev = st.st_rdev;
         } else if (S_ISREG(st.st_mode) && !c->simulated) {
-                return map_swap_file(t, path_buf, path_len);
+                return map_swap_file(t, path_buf, path_len, &w);
         } else if (!S_ISREG(st.st_mode)) {
-                dmo_cli_error(_("resume device %s is neither a block device nor a file"), path_buf);
+                fail_msg(&w, _("resume device %s is neither a block device nor a file"), path_buf);
                 return -EINVAL;
         }
         return 0;
