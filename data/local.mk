@@ -57,6 +57,7 @@ dmo-uninstall-conf:
 
 # Files that name installation paths are made from their .in templates.
 dmo_subst = sed -e 's|@bindir[@]|$(bindir)|g' -e 's|@sysconfdir[@]|$(sysconfdir)|g' \
+	-e 's|@localstatedir[@]|$(localstatedir)|g' \
 	-e 's|@pkgdatadir[@]|$(pkgdatadir)|g' -e 's|@localedir[@]|$(localedir)|g' \
 	-e 's|@pkglibexecdir[@]|$(pkglibexecdir)|g' -e 's|@pkglibdir[@]|$(pkglibdir)|g' -e 's|@docdir[@]|$(docdir)|g' \
 	-e 's|@systemdsystemunitdir[@]|$(systemdsystemunitdir)|g' \

@@ -13,7 +13,8 @@ kernel_libdmo_kernel_a_SOURCES = kernel/snapshot.h \
 	kernel/power_supply.c kernel/power_supply.h \
 	kernel/suspend.c kernel/suspend.h \
 	kernel/efivar.c kernel/efivar.h \
-	kernel/kmsg.c kernel/kmsg.h
+	kernel/kmsg.c kernel/kmsg.h \
+	kernel/initramfs_record.c kernel/initramfs_record.h
 
 DMO_KERNEL_TEST_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
 
@@ -58,3 +59,8 @@ check_PROGRAMS += tests/kernel-kmsg.test
 TESTS += tests/kernel-kmsg.test
 tests_kernel_kmsg_test_SOURCES = tests/kernel-kmsg.c
 tests_kernel_kmsg_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
+
+check_PROGRAMS += tests/kernel-initramfs-record.test
+TESTS += tests/kernel-initramfs-record.test
+tests_kernel_initramfs_record_test_SOURCES = tests/kernel-initramfs-record.c
+tests_kernel_initramfs_record_test_LDADD = $(DMO_KERNEL_TEST_LDADD)

@@ -315,7 +315,7 @@ copy_modules_dir() { echo "copy_modules_dir $*" >>"$LOG"; }
 SH
 sed -e "s|@bindir[@]|$host/bin|g" -e "s|@sysconfdir[@]|$host/etc|g" \
 	-e "s|@pkgdatadir[@]|$host/share/dormouse|g" -e "s|@localedir[@]|$host/share/locale|g" \
-	-e "s|@pkglibdir[@]|$host/lib/dormouse|g" \
+	-e "s|@pkglibdir[@]|$host/lib/dormouse|g" -e "s|@localstatedir[@]|$host/var|g" \
 	-e "s|^\. /usr/share/initramfs-tools/hook-functions|. $host/hook-functions|" \
 	"$srcdir/data/initramfs-tools/hooks/dormouse.in" >"$host/hook"
 hook()
@@ -425,16 +425,68 @@ plymouth_hook
 check "hook: a missing Plymouth theme is reported and the default is used" \
 	sh -c 'grep -q "nosuch" "$1/err" && grep -q themes/default "$1/log"' sh "$host"
 
+# The record of what the initramfs holds, for "dormouse hibernate": written
+# for the kernel mkinitramfs builds for ($version), beside the initramfs.
+state=$host/state/initramfs
+record_hook() # record_hook [VAR=VALUE...]: the hook building for 6.12.0-test
+{
+	rm -rf "$host/state"
+	env version=6.12.0-test DORMOUSE_STATE_DIR="$host/state" "$@" sh -c '
+		rm -rf "$0/log" "$0/dest" && mkdir -p "$0/dest" &&
+		env LOG="$0/log" DESTDIR="$0/dest" MODULES=most DORMOUSE_SYSFS="$0/sys" sh "$0/hook"' \
+		"$host" 2>"$host/err"
+}
+record_value() { sed -n "s/^$1 = //p" "$state/6.12.0-test"; }
+printf 'resume device = /dev/vda2\nresume offset = 0\n' >"$host/etc/dormouse.conf"
+record_hook RESUME=UUID=1234-abcd
+check "hook: records what the initramfs of the kernel it builds for holds" \
+	test "$(record_value record) $(record_value kernel) $(record_value builder)" = "1 6.12.0-test initramfs-tools"
+check "hook: records the digest of the dormouse.conf it copied" \
+	test "$(record_value config-sha256)" = "$(sha256sum <"$host/etc/dormouse.conf" | cut -d ' ' -f 1)"
+check "hook: keeps the copy of dormouse.conf beside the record" \
+	cmp -s "$host/etc/dormouse.conf" "$state/6.12.0-test.conf"
+check "hook: records initramfs-tools' RESUME" test "$(record_value resume)" = "UUID=1234-abcd"
+check "hook: records no secret key outside pubkey mode" test "$(record_value secret-key-sha256)" = none
+check "hook: leaves no temporary file" test "$(ls "$state")" = "$(printf '6.12.0-test\n6.12.0-test.conf')"
+record_hook RESUME=none
+check "hook: RESUME=none records no resume device" test -z "$(record_value resume)"
+# initramfs-tools' resume hook ran first (PREREQ) and chose a device itself.
+rm -rf "$host/state"
+env version=6.12.0-test DORMOUSE_STATE_DIR="$host/state" RESUME=auto sh -c '
+	rm -rf "$0/log" "$0/dest" && mkdir -p "$0/dest/conf/conf.d" &&
+	echo "RESUME=/dev/mapper/vg-swap" >"$0/dest/conf/conf.d/zz-resume-auto" &&
+	env LOG="$0/log" DESTDIR="$0/dest" MODULES=most DORMOUSE_SYSFS="$0/sys" sh "$0/hook"' "$host" 2>"$host/err"
+check "hook: records the resume device initramfs-tools chose itself (RESUME=auto)" \
+	test "$(record_value resume)" = "/dev/mapper/vg-swap"
+check "hook: runs after initramfs-tools' resume hook" test "$(sh "$host/hook" prereqs)" = resume
+printf 'encrypt = pubkey\nsecret key = %s/etc/secret.key\n' "$host" >"$host/etc/dormouse.conf"
+echo "a secret key" >"$host/etc/secret.key"
+record_hook
+check "hook: pubkey mode records the digest of the secret key it copied" \
+	test "$(record_value secret-key-sha256)" = "$(sha256sum <"$host/etc/secret.key" | cut -d ' ' -f 1)"
+mv "$host/etc/dormouse.conf" "$host/etc/dormouse.conf.away"
+record_hook
+check "hook: without a dormouse.conf records none and keeps no copy" \
+	sh -c 'test "$(sed -n "s/^config-sha256 = //p" "$1/6.12.0-test")" = none && test ! -e "$1/6.12.0-test.conf"' sh "$state"
+mv "$host/etc/dormouse.conf.away" "$host/etc/dormouse.conf"
+rm -rf "$host/state" && mkdir -p "$host/state" && touch "$host/state/initramfs"
+env version=6.12.0-test DORMOUSE_STATE_DIR="$host/state" sh -c '
+	rm -rf "$0/log" "$0/dest" && mkdir -p "$0/dest" &&
+	env LOG="$0/log" DESTDIR="$0/dest" MODULES=most DORMOUSE_SYSFS="$0/sys" sh "$0/hook"' "$host" 2>"$host/err"
+check "hook: a record it cannot write does not fail the initramfs" test $? = 0
+check "hook: and it says so, naming the way out" grep -q "no-initramfs-check" "$host/err"
+
 # --- the dracut module's module-setup.sh against stand-ins for dracut ------
 sed -e "s|@bindir[@]|$host/bin|g" -e "s|@sysconfdir[@]|$host/etc|g" \
 	-e "s|@pkgdatadir[@]|$host/share/dormouse|g" -e "s|@localedir[@]|$host/share/locale|g" \
-	-e "s|@pkglibdir[@]|$host/lib/dormouse|g" \
+	-e "s|@pkglibdir[@]|$host/lib/dormouse|g" -e "s|@localstatedir[@]|$host/var|g" \
 	"$srcdir/data/dracut/90dormouse/module-setup.sh.in" >"$host/module-setup.sh"
 dracut_setup() # dracut_setup FUNCTION: runs it, the calls go to $host/log
 {
 	rm -f "$host/log"
 	mkdir -p "$host/initdir"
-	env LOG="$host/log" DORMOUSE_SYSFS="$host/sys" initdir="$host/initdir" moddir=/moddir bash -c '
+	env LOG="$host/log" DORMOUSE_SYSFS="$host/sys" initdir="$host/initdir" moddir=/moddir \
+		kernel="${kernel:-}" DORMOUSE_STATE_DIR="${DORMOUSE_STATE_DIR:-$host/nostate}" bash -c '
 		instmods() { echo "instmods hostonly=${hostonly-unset} $*" >>"$LOG"; }
 		inst_simple() { echo "inst_simple $*" >>"$LOG"; }
 		inst_binary() { echo "inst_binary $*" >>"$LOG"; }
@@ -455,6 +507,14 @@ check "dracut: install copies the configured theme" grep -q "themes/nocturne/moo
 check "dracut: install copies the messages locale that makes LANGUAGE count under C.UTF-8" \
 	grep -qx "inst_simple $host/lib/dormouse/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES" "$host/log"
 check "dracut: install adds the pre-mount hook" grep -q "^inst_hook pre-mount 10 /moddir/dormouse-resume.sh" "$host/log"
+rm -rf "$host/state"
+printf 'resume device = /dev/vda2\n' >"$host/etc/dormouse.conf"
+kernel=6.12.0-test DORMOUSE_STATE_DIR="$host/state" dracut_setup install
+check "dracut: install records what the initramfs of the kernel holds" \
+	test "$(record_value kernel) $(record_value builder) $(record_value config-sha256)" = \
+	"6.12.0-test dracut $(sha256sum <"$host/etc/dormouse.conf" | cut -d ' ' -f 1)"
+check "dracut: keeps the copy of dormouse.conf beside the record" \
+	cmp -s "$host/etc/dormouse.conf" "$state/6.12.0-test.conf"
 printf 'theme = plymouth:bgrt\n' >"$host/etc/dormouse.conf"
 DORMOUSE_PLYMOUTH_ROOT=$proot dracut_setup install
 check "dracut: theme = plymouth:NAME copies the .plymouth file and its ImageDir's images" \
