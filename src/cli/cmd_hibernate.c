@@ -9,6 +9,7 @@
 #include "cli/config.h"
 #include "cli/display.h"
 #include "cli/keys.h"
+#include "cli/resume_check.h"
 #include "engine/engine.h"
 #include "util/i18n.h"
 #include "util/parse.h"
@@ -33,8 +34,12 @@ static void usage(FILE *f)
               "  --theme NAME           splash theme\n"
               "  --threads N            compression workers (0 = one per CPU)\n"
               "  --config FILE          default %s\n"
+              "  --no-initramfs-check   the initramfs is built another way: do not check that\n"
+              "                         it has dormouse and looks where the image goes\n"
               "  --kernel snapshot|sim  real kernel (default) or the simulated one\n"
               "  --sim-size SIZE --sim-seed N --sim-fault SPEC --sim-kernel-release R\n"
+              "  --sim-proc DIR --sim-state-dir DIR  the simulated machine's /proc and\n"
+              "                         /var/lib/dormouse: check them as the real ones\n"
               "  --debug-step-delay MS  pause at each percent of the data phase (screenshots)\n"),
             dmo_cli_default_public_key, DMO_SYSCONFDIR "/dormouse.conf");
 }
@@ -47,7 +52,9 @@ struct hibernate_cmd {
         struct dmo_cli_keyopts keys;
         struct dmo_crypto_key *key; /* encrypted: this image's key, ours */
         struct dmo_crypto_envelope envelope;
-        int level; /* --compress-level; < 0: not given */
+        int level;                 /* --compress-level; < 0: not given */
+        bool no_initramfs_check;   /* --no-initramfs-check */
+        const char *sim_state_dir; /* --sim-state-dir */
         bool help;
         char path[512];    /* the resolved resume device */
         char failure[512]; /* what went wrong, for the splash and stderr */
@@ -65,6 +72,8 @@ static int parse_options(struct hibernate_cmd *h, int argc, char **argv)
             {"encrypt", required_argument, NULL, OPT_ENCRYPT},
             {"key-file", required_argument, NULL, OPT_KEY_FILE},
             {"public-key", required_argument, NULL, OPT_PUBLIC_KEY},
+            {"no-initramfs-check", no_argument, NULL, OPT_NO_INITRAMFS_CHECK},
+            {"sim-state-dir", required_argument, NULL, OPT_SIM_STATE_DIR},
             {0},
         };
         uint64_t v;
@@ -99,6 +108,12 @@ static int parse_options(struct hibernate_cmd *h, int argc, char **argv)
                         break;
                 case OPT_PUBLIC_KEY:
                         h->keys.public_key = optarg;
+                        break;
+                case OPT_NO_INITRAMFS_CHECK:
+                        h->no_initramfs_check = true;
+                        break;
+                case OPT_SIM_STATE_DIR:
+                        h->sim_state_dir = optarg;
                         break;
                 case OPT_HELP:
                         usage(stdout);
@@ -199,7 +214,20 @@ static int run(struct hibernate_cmd *h)
         struct dmo_progress *progress = NULL;
         struct dmo_splash_session *splash = NULL;
         struct dmo_cli_splash cs;
-        int r = dmo_progress_new(DMO_MODE_HIBERNATE, &progress);
+        /* Before the snapshot device is even opened (its open already
+         * tells the kernel's PM notifiers a hibernation is coming). */
+        struct dmo_cli_resume_check check = {
+            .c = &h->c,
+            .target = &h->hc.target,
+            .encrypt = h->keys.mode,
+            .secret_key = h->c.config.secret_key[0] ? h->c.config.secret_key : NULL,
+            .skip_initramfs = h->no_initramfs_check || h->c.config.skip_initramfs_check,
+            .sim_state_dir = h->sim_state_dir,
+        };
+        int r = dmo_cli_check_resumable(&check);
+        if (r < 0)
+                return r;
+        r = dmo_progress_new(DMO_MODE_HIBERNATE, &progress);
         if (r < 0)
                 return r;
         r = dmo_cli_open_kernel(&h->c, DMO_SNAPSHOT_HIBERNATE, &snap);

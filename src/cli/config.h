@@ -39,6 +39,9 @@ struct dmo_config {
         char public_key[256];          /* "public key": pubkey mode, hibernate */
         char secret_key[256];          /* "secret key": pubkey mode, resume */
         struct dmo_kdf_costs kdf;      /* "kdf ops", "kdf memory": Argon2id costs */
+        /* "initramfs check = no": the initramfs is built another way, and
+         * hibernate does not compare it with the image it writes */
+        bool skip_initramfs_check;
 };
 
 enum dmo_config_note_kind {

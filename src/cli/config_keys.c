@@ -27,6 +27,7 @@ enum key_id {
         KEY_SECRET_KEY,
         KEY_KDF_OPS,
         KEY_KDF_MEMORY,
+        KEY_INITRAMFS_CHECK,
 };
 
 /* Canonical spelling: lower case, words joined by '-'. */
@@ -47,6 +48,7 @@ static const char *const key_table[] = {
     [KEY_SECRET_KEY] = "secret-key",
     [KEY_KDF_OPS] = "kdf-ops",
     [KEY_KDF_MEMORY] = "kdf-memory",
+    [KEY_INITRAMFS_CHECK] = "initramfs-check",
 };
 static const char *const key_alias_table[] = {
     [KEY_COMPRESS] = "compression",
@@ -220,6 +222,11 @@ static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
                 if (dmo_parse_u64_range(value, 0, 600000, &n) < 0)
                         return -EINVAL;
                 cfg->resume_timeout_ms = (int)n;
+                return 0;
+        case KEY_INITRAMFS_CHECK:
+                if (!parse_bool(value, &b))
+                        return -EINVAL;
+                cfg->skip_initramfs_check = !b;
                 return 0;
         case KEY_ENCRYPT:
         case KEY_KEY_FILE:

@@ -4,7 +4,7 @@ dormouse_SOURCES = src/cli/main.c
 noinst_LIBRARIES += src/cli/libdmo-cli.a
 src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/config.h \
 	src/cli/cli.h src/cli/common.c src/cli/exit.c src/cli/kernel.c src/cli/target.c \
-	src/cli/steps.c src/cli/resume_report.c \
+	src/cli/steps.c src/cli/resume_report.c src/cli/resume_check.c src/cli/resume_check.h \
 	src/cli/display.c src/cli/display.h \
 	src/cli/keys.c src/cli/keys.h src/cli/cmd_keygen.c \
 	src/cli/cmd_hibernate.c src/cli/cmd_resume.c src/cli/cmd_info.c src/cli/cmd_splash.c \
@@ -88,3 +88,10 @@ TESTS += tests/cli-resume-journal.test
 tests_cli_resume_journal_test_SOURCES = tests/cli-resume-journal.c
 tests_cli_resume_journal_test_LDADD = tests/libdmotest.a
 tests/cli-resume-journal.log: dormouse$(EXEEXT)
+
+# What would make the resume impossible refuses before the freeze.
+check_PROGRAMS += tests/cli-hibernate-resumable.test
+TESTS += tests/cli-hibernate-resumable.test
+tests_cli_hibernate_resumable_test_SOURCES = tests/cli-hibernate-resumable.c
+tests_cli_hibernate_resumable_test_LDADD = tests/libdmotest.a
+tests/cli-hibernate-resumable.log: dormouse$(EXEEXT)

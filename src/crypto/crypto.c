@@ -2,9 +2,11 @@
 #include "crypto/crypto.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdalign.h>
 #include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
@@ -54,6 +56,37 @@ static const char pubkey_prefix[] = "dormouse-pubkey-1 ";
 int dmo_crypto_init(void)
 {
         return sodium_init() < 0 ? -EIO : 0;
+}
+
+_Static_assert(DMO_CRYPTO_SHA256_LEN == crypto_hash_sha256_BYTES, "SHA-256 size");
+
+int dmo_crypto_sha256_file(const char *path, uint8_t out[DMO_CRYPTO_SHA256_LEN])
+{
+        if (dmo_crypto_init() < 0)
+                return -EIO;
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        crypto_hash_sha256_state st;
+        crypto_hash_sha256_init(&st);
+        uint8_t buf[4096];
+        int r = 0;
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        r = -errno;
+                        break;
+                }
+                if (n == 0)
+                        break;
+                crypto_hash_sha256_update(&st, buf, (unsigned long long)n);
+        }
+        close(fd);
+        if (r == 0)
+                crypto_hash_sha256_final(&st, out);
+        return r;
 }
 
 int dmo_kdf_costs_check(const struct dmo_kdf_costs *c)

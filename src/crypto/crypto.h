@@ -104,6 +104,12 @@ int dmo_encrypt_mode_parse(const char *name, enum dmo_encrypt_mode *out);
  * below that allocates calls it too, so forgetting it costs nothing. */
 int dmo_crypto_init(void);
 
+/* The SHA-256 of a file's contents, the digest sha256sum prints: how a
+ * file kept elsewhere (the initramfs's copy of dormouse.conf, its secret
+ * key) is compared with the one here. 0 or the errno of open or read. */
+#define DMO_CRYPTO_SHA256_LEN 32u
+int dmo_crypto_sha256_file(const char *path, uint8_t out[DMO_CRYPTO_SHA256_LEN]);
+
 /* ---- the image key ---- */
 
 struct dmo_crypto_key;

@@ -1,0 +1,52 @@
+/* resume_check: before the freeze, whether the image about to be written
+ * can come back at the next boot; a hibernation that cannot says so and
+ * does not start.
+ *
+ * Two questions, each refused with a sentence that names what is wrong
+ * and what to do:
+ * - Is the target an active swap area where it will be written? The kernel
+ *   writes an image only to an active area starting at exactly that page
+ *   (SNAPSHOT_SET_SWAP_AREA, swap_type_of()); a partition plus a
+ *   resume_offset= left over from a swap file made again elsewhere is not
+ *   one. /proc/swaps, each swap file mapped through FIEMAP.
+ * - Will the initramfs look there, and can it open what it finds? The
+ *   record the initramfs hooks leave for the running kernel
+ *   (kernel/initramfs_record.h) says whether dormouse is in its initramfs
+ *   and which dormouse.conf it holds; with that copy, the kernel command
+ *   line and initramfs-tools' RESUME, the device and offset the resume
+ *   will read are worked out as `dormouse resume` does, and must be the
+ *   target's. In pubkey mode the secret key it holds must be the one here.
+ *   Skipped for an initramfs built another way (--no-initramfs-check,
+ *   "initramfs check = no").
+ *
+ * With the real kernel everything is read from the running system. With
+ * the simulated one, where resume devices are files, the first check runs
+ * when --sim-proc gives a /proc and the second when --sim-state-dir gives
+ * a state directory; nothing is checked otherwise.
+ *
+ * Contract: reads only (/proc, /dev, /sys, the state directory, the
+ * configuration and key files); runs before the snapshot device is opened;
+ * prints its refusals and notes (it is the CLI's edge); no global state.
+ */
+#ifndef DMO_CLI_RESUME_CHECK_H
+#define DMO_CLI_RESUME_CHECK_H
+
+#include <stdbool.h>
+
+#include "cli/cli.h"
+#include "crypto/crypto.h"
+
+struct dmo_cli_resume_check {
+        const struct dmo_cli_common *c;
+        const struct dmo_swap_target *target; /* resolved: where the image goes */
+        enum dmo_encrypt_mode encrypt;
+        const char *secret_key;    /* pubkey mode: the secret key here; NULL: the default */
+        bool skip_initramfs;       /* --no-initramfs-check or "initramfs check = no" */
+        const char *sim_state_dir; /* --sim-state-dir; the real kernel's is fixed */
+};
+
+/* 0 when the image can come back (or what could not be told was noted);
+ * -EINVAL after saying why it could not. */
+int dmo_cli_check_resumable(const struct dmo_cli_resume_check *rc);
+
+#endif
