@@ -109,6 +109,11 @@ int dmo_cli_common_finish(struct dmo_cli_common *c);
  * when the options were wrong (a bad --sim-fault plan). */
 int dmo_cli_open_kernel(struct dmo_cli_common *c, enum dmo_snapshot_mode mode,
                         struct dmo_snapshot **out);
+/* True when opening the real kernel's snapshot device would be refused
+ * whatever else is right (no /dev/snapshot, lockdown, hibernation disabled
+ * or not built): its sentence then comes first. Reads sysfs only; never
+ * opens the device. False for the simulated kernel. */
+bool dmo_cli_kernel_refuses_hibernation(const struct dmo_cli_common *c);
 
 /* Print "dormouse: error: <message>" and "dormouse: note: <message>" to
  * stderr. */

@@ -215,7 +215,8 @@ static int run(struct hibernate_cmd *h)
         struct dmo_splash_session *splash = NULL;
         struct dmo_cli_splash cs;
         /* Before the snapshot device is even opened (its open already
-         * tells the kernel's PM notifiers a hibernation is coming). */
+         * tells the kernel's PM notifiers a hibernation is coming); but a
+         * kernel that refuses any hibernation (lockdown) says so first. */
         struct dmo_cli_resume_check check = {
             .c = &h->c,
             .target = &h->hc.target,
@@ -224,7 +225,7 @@ static int run(struct hibernate_cmd *h)
             .skip_initramfs = h->no_initramfs_check || h->c.config.skip_initramfs_check,
             .sim_state_dir = h->sim_state_dir,
         };
-        int r = dmo_cli_check_resumable(&check);
+        int r = dmo_cli_kernel_refuses_hibernation(&h->c) ? 0 : dmo_cli_check_resumable(&check);
         if (r < 0)
                 return r;
         r = dmo_progress_new(DMO_MODE_HIBERNATE, &progress);

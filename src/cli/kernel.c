@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "kernel/faults.h"
@@ -79,4 +80,20 @@ int dmo_cli_open_kernel(struct dmo_cli_common *c, enum dmo_snapshot_mode mode,
         else if (r < 0)
                 dmo_cli_error(_("/dev/snapshot: %s"), strerror(-r));
         return r;
+}
+
+bool dmo_cli_kernel_refuses_hibernation(const struct dmo_cli_common *c)
+{
+        if (c->simulated)
+                return false;
+        if (access(DMO_SNAPSHOT_DEV_PATH, F_OK) < 0)
+                return true;
+        switch (dmo_hibernation_disabled_reason("/", NULL, 0)) {
+        case DMO_HIB_LOCKDOWN:
+        case DMO_HIB_DISABLED:
+        case DMO_HIB_NOT_BUILT:
+                return true;
+        default:
+                return false;
+        }
 }
