@@ -115,7 +115,11 @@ after_swap_checks() {
 
 dormouse_hibernate() {
 	delay=$(arg vmdelay 0)
-	set -- hibernate --resume-device /dev/vda --splash=$(arg vmsplash kms) --shutdown platform
+	# --no-initramfs-check: this initramfs is run.py's own (this script),
+	# built without dormouse's hook, so there is no record of it for
+	# hibernate to check; dm-resume below passes the device itself.
+	set -- hibernate --resume-device /dev/vda --no-initramfs-check --splash=$(arg vmsplash kms) \
+		--shutdown platform
 	[ "$delay" != 0 ] && set -- "$@" --debug-step-delay "$delay"
 	# vmextra=--compress,none,--threads,2: more options, commas for spaces
 	extra=$(arg vmextra "")
