@@ -187,7 +187,9 @@ tests_fault_matrix_test_LDADD = tests/libdmotest.a $(DMO_ENGINE_DEPS) $(DMO_LIBS
 
 # The flake hunt: the whole suite RUNS times (default 20) on one build in
 # build-tests/ (build-asan/, build-tsan/ with SUITE=sanitize or tsan) with
-# every CPU kept busy; names every test that failed in any run.
+# every CPU kept busy; names every test that failed in any run. ONLY="tests/A.test
+# tests/B.sh" hunts in those tests alone (the ones a change adds).
 check-flaky:
-	$(top_srcdir)/tests/run-suite --repeat $${RUNS:-20} --load $${SUITE:+--$$SUITE}
+	$(top_srcdir)/tests/run-suite --repeat $${RUNS:-20} --load $${SUITE:+--$$SUITE} \
+	  $${ONLY:+--only "$$ONLY"}
 .PHONY: check-flaky
