@@ -165,7 +165,8 @@ dormouse_sleep() {
 	set -- "$mode" --sleep-hooks none
 	delay=$(arg vmdelaysec "")
 	[ -n "$delay" ] && set -- "$@" --hibernate-delay "$delay"
-	set -- "$@" -- --resume-device /dev/vda --splash=$(arg vmsplash kms)
+	# --no-initramfs-check: as for dm-hibernate, this initramfs has no record.
+	set -- "$@" -- --resume-device /dev/vda --no-initramfs-check --splash=$(arg vmsplash kms)
 	say "DORMOUSE $mode start: dormouse $*"
 	dormouse "$@" </dev/tty1
 	rc=$?
