@@ -125,6 +125,15 @@ run 1 "root=/dev/vda1 resume=/dev/vdb" RESUME=UUID=0a1b2c3d
 check "premount: resume= on the command line wins over conf.d/resume" \
 	test "$(calls | sed -n 's/^args://p')" = "resume"
 
+# systemd's HibernateLocation in efivarfs names the very area the image went
+# to: it wins over conf.d/resume (dormouse resume reads it itself).
+mkdir -p "$root/sys/firmware/efi/efivars"
+: >"$root/sys/firmware/efi/efivars/HibernateLocation-8cf2644b-4b0b-428f-9387-6d876050dc67"
+run 1 "root=/dev/vda1 quiet" RESUME=UUID=0a1b2c3d
+check "premount: HibernateLocation set: conf.d/resume's RESUME is not passed" \
+	test "$(calls | sed -n 's/^args://p')" = "resume"
+rm -rf "$root/sys/firmware"
+
 echo "Resume_Device = /dev/vdc" >"$root/etc/dormouse.conf"
 run 1 "root=/dev/vda1" RESUME=UUID=0a1b2c3d
 check "premount: \"resume device\" in dormouse.conf wins over conf.d/resume" \
@@ -356,6 +365,10 @@ check "hook: copies the configuration to the path the binary reads" \
 check "hook: copies the default theme" has "themes/default/theme.conf"
 check "hook: copies the configured theme (quoted, with a comment)" has "themes/nocturne/moon.png"
 check "hook: copies the fonts" has "fonts/DejaVuSans.ttf"
+if [ -r /etc/os-release ]; then
+	check "hook: copies os-release (HibernateLocation names its installation by it)" \
+		has "^copy_file config /etc/os-release /usr/lib/os-release$"
+fi
 check "hook: copies the catalogs" has "de/LC_MESSAGES/dormouse.mo"
 check "hook: copies the messages locale that makes LANGUAGE count under C.UTF-8" \
 	has "^copy_file data $host/lib/dormouse/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES "

@@ -87,6 +87,7 @@ struct dmo_cli_common {
         const char *sim_faults;    /* --sim-fault */
         const char *sim_release;   /* --sim-kernel-release */
         const char *sim_proc;      /* --sim-proc: the simulated machine's /proc */
+        const char *efivars_dir;   /* --efivars: efivarfs's stand-in (tests) */
         const char *splash;        /* --splash; NULL: from config or automatic */
         const char *theme;         /* --theme */
         unsigned threads;          /* --threads */
@@ -157,6 +158,7 @@ enum {
         OPT_KMSG,
         OPT_NO_INITRAMFS_CHECK,
         OPT_SIM_STATE_DIR,
+        OPT_EFIVARS,
         OPT_HELP,
 };
 
@@ -171,6 +173,7 @@ enum {
             {"sim-fault", required_argument, NULL, OPT_SIM_FAULT},                                 \
             {"sim-kernel-release", required_argument, NULL, OPT_SIM_RELEASE},                      \
             {"sim-proc", required_argument, NULL, OPT_SIM_PROC},                                   \
+            {"efivars", required_argument, NULL, OPT_EFIVARS},                                     \
             {"splash", required_argument, NULL, OPT_SPLASH},                                       \
             {"theme", required_argument, NULL, OPT_THEME},                                         \
             {"threads", required_argument, NULL, OPT_THREADS},                                     \
@@ -195,11 +198,23 @@ int dmo_cmd_hybrid_sleep(int argc, char **argv);
  * after saying what is missing. */
 int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
                         char *path_buf, size_t path_len, bool *noresume);
+/* Where the target came from. With nothing named (no --resume-device, no
+ * "resume device", no resume=), resume (wait) looks where systemd's EFI
+ * variable HibernateLocation says, and hibernate picks the active swap
+ * area as systemd does, on a machine booted through EFI only, where that
+ * variable can tell the next boot (cli/efi_location.h). */
+enum dmo_cli_target_source {
+        DMO_TARGET_NAMED,
+        DMO_TARGET_EFI_LOCATION, /* resume: from HibernateLocation */
+        DMO_TARGET_ACTIVE_SWAP,  /* hibernate: picked; HibernateLocation must be written */
+};
+
 /* The same, also leaving the sentence it printed on failure in why (may be
- * NULL), for the journal. */
+ * NULL), for the journal, and where the target came from in source (may be
+ * NULL). */
 int dmo_cli_swap_target_why(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
                             char *path_buf, size_t path_len, bool *noresume, char *why,
-                            size_t why_len);
+                            size_t why_len, enum dmo_cli_target_source *source);
 
 const char *dmo_cli_step_text(int step);
 /* How the machine went down after a hibernation, for the last line. */

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/config.h"
 #include "cli/display.h"
+#include "cli/efi_location.h"
 #include "cli/keys.h"
 #include "cli/resume_check.h"
 #include "engine/engine.h"
@@ -42,6 +43,9 @@ static void usage(FILE *f)
               "                         /var/lib/dormouse: check them as the real ones\n"
               "  --debug-step-delay MS  pause at each percent of the data phase (screenshots)\n"),
             dmo_cli_default_public_key, DMO_SYSCONFDIR "/dormouse.conf");
+        fputs(_("  --efivars DIR          where HibernateLocation is written when nothing names a\n"
+                "                         resume device (default the system's efivarfs)\n"),
+              f);
 }
 
 struct hibernate_cmd {
@@ -52,9 +56,10 @@ struct hibernate_cmd {
         struct dmo_cli_keyopts keys;
         struct dmo_crypto_key *key; /* encrypted: this image's key, ours */
         struct dmo_crypto_envelope envelope;
-        int level;                 /* --compress-level; < 0: not given */
-        bool no_initramfs_check;   /* --no-initramfs-check */
-        const char *sim_state_dir; /* --sim-state-dir */
+        int level;                         /* --compress-level; < 0: not given */
+        bool no_initramfs_check;           /* --no-initramfs-check */
+        enum dmo_cli_target_source source; /* picked: HibernateLocation goes with it */
+        const char *sim_state_dir;         /* --sim-state-dir */
         bool help;
         char path[512];    /* the resolved resume device */
         char failure[512]; /* what went wrong, for the splash and stderr */
@@ -177,7 +182,8 @@ static int parse_config(struct hibernate_cmd *h)
                         return -EINVAL;
                 hc->image_size = (int64_t)bytes;
         }
-        return dmo_cli_swap_target(c, false, &hc->target, h->path, sizeof(h->path), NULL);
+        return dmo_cli_swap_target_why(c, false, &hc->target, h->path, sizeof(h->path), NULL, NULL,
+                                       0, &h->source);
 }
 
 static int parse(struct hibernate_cmd *h, int argc, char **argv)
@@ -224,10 +230,19 @@ static int run(struct hibernate_cmd *h)
             .secret_key = h->c.config.secret_key[0] ? h->c.config.secret_key : NULL,
             .skip_initramfs = h->no_initramfs_check || h->c.config.skip_initramfs_check,
             .sim_state_dir = h->sim_state_dir,
+            .via_efi_location = h->source == DMO_TARGET_ACTIVE_SWAP,
         };
         int r = dmo_cli_kernel_refuses_hibernation(&h->c) ? 0 : dmo_cli_check_resumable(&check);
         if (r < 0)
                 return r;
+        /* Written while everything can still stop; a hibernation that
+         * fails or is cancelled leaves a stale one, which the resume and
+         * systemd-hibernate-clear both know to ignore and remove. */
+        if (h->source == DMO_TARGET_ACTIVE_SWAP) {
+                r = dmo_cli_efi_location_write(&h->c, &h->hc.target);
+                if (r < 0)
+                        return r;
+        }
         r = dmo_progress_new(DMO_MODE_HIBERNATE, &progress);
         if (r < 0)
                 return r;

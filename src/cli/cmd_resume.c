@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/efi_location.h"
 #include "cli/display.h"
 #include "cli/keys.h"
 #include "engine/engine.h"
@@ -38,6 +39,9 @@ static void usage(FILE *f)
               "(wrong or no\npassphrase): left on disk untouched. 9 the image was made by "
               "another kernel and\nis kept: restart and choose that kernel.\n"),
             dmo_cli_default_secret_key, DMO_SYSCONFDIR "/dormouse.conf");
+        fputs(_("\n  --efivars DIR          where HibernateLocation is read when nothing names a\n"
+                "                         resume device (default the system's efivarfs)\n"),
+              f);
 }
 
 /* The splash comes up only once there is an image to restore: a normal
@@ -46,6 +50,10 @@ struct resume_ui {
         struct dmo_cli_splash cs;
         struct dmo_splash_launch *launch;   /* the splash coming up */
         struct dmo_splash_session *session; /* ...and once it is up */
+        /* The device came from HibernateLocation: the variable goes once
+         * the image it names is being restored, as systemd-hibernate-resume
+         * removes it, so that nothing looks there again. */
+        const struct dmo_cli_common *efi_location;
 };
 
 /* The image starts loading at once; the splash follows when it is ready. */
@@ -56,6 +64,18 @@ static void show_splash(void *ctx)
                 return;
         if (dmo_splash_session_launch(&ui->cs.params, &ui->launch) < 0)
                 dmo_splash_session_new(&ui->cs.params, &ui->session);
+}
+
+/* A sound image of this kernel: the splash, and HibernateLocation has
+ * served. */
+static void image_found(void *ctx)
+{
+        struct resume_ui *ui = ctx;
+        if (ui->efi_location) {
+                dmo_cli_efi_location_clear(ui->efi_location);
+                ui->efi_location = NULL;
+        }
+        show_splash(ui);
 }
 
 /* Everything but the launch thread touches the splash only after this. */
@@ -126,9 +146,10 @@ struct resume_cmd {
         struct dmo_cli_unlock unlock;
         bool noresume; /* --noresume */
         bool help;
-        char path[512];   /* the resolved resume device */
-        char msg[512];    /* why nothing was restored, for the splash and stderr */
-        char note[512];   /* an image skipped without a refusal, or the device not found */
+        char path[512]; /* the resolved resume device */
+        char msg[512];  /* why nothing was restored, for the splash and stderr */
+        char note[512]; /* an image skipped without a refusal, or the device not found */
+        enum dmo_cli_target_source source;
         const char *kmsg; /* --kmsg */
         struct dmo_resume_result res;
         int result; /* what describe() made of res */
@@ -197,7 +218,7 @@ static int parse(struct resume_cmd *m, int argc, char **argv)
         if (!m->keys.secret_key && cfg->secret_key[0])
                 m->keys.secret_key = cfg->secret_key;
         r = dmo_cli_swap_target_why(&m->c, true, &m->rc.target, m->path, sizeof(m->path),
-                                    &cmdline_noresume, m->note, sizeof(m->note));
+                                    &cmdline_noresume, m->note, sizeof(m->note), &m->source);
         m->rc.noresume = m->noresume || cmdline_noresume;
         return r;
 }
@@ -208,7 +229,10 @@ static int run(struct resume_cmd *m)
 {
         struct dmo_snapshot *snap = NULL;
         struct dmo_progress *progress = NULL;
-        struct resume_ui ui = {.launch = NULL};
+        struct resume_ui ui = {
+            .launch = NULL,
+            .efi_location = m->source == DMO_TARGET_EFI_LOCATION ? &m->c : NULL,
+        };
         int r = dmo_progress_new(DMO_MODE_RESUME, &progress);
         if (r < 0)
                 return r;
@@ -219,7 +243,7 @@ static int run(struct resume_cmd *m)
         m->rc.progress = progress;
         m->rc.hooks = (struct dmo_engine_hooks){
             .ctx = &ui,
-            .image_found = show_splash,
+            .image_found = image_found,
             .devices_thawed = redraw_splash,
             .before_restore = settle_splash,
             .stats_ready = dmo_cli_print_profile,
@@ -234,6 +258,12 @@ static int run(struct resume_cmd *m)
         m->rc.unlock_ctx = &m->unlock;
         dmo_engine_resume(snap, &m->rc, &m->res);
         dmo_cli_unlock_release(&m->unlock);
+        /* A dormouse image was there and is gone (refused, or discarded by
+         * noresume): the variable would only send the next boot to a plain
+         * swap area. Images still on disk (kept) keep it. */
+        if (ui.efi_location &&
+            (m->res.outcome == DMO_RESUME_REFUSED || m->res.outcome == DMO_RESUME_DISCARDED))
+                dmo_cli_efi_location_clear(ui.efi_location);
         m->result = dmo_cli_resume_describe(&m->rc, &m->res, m->msg, sizeof(m->msg), m->note,
                                             sizeof(m->note));
         /* A refusal stays on the screen long enough to be read. */

@@ -155,6 +155,9 @@ int dmo_cli_common_option(struct dmo_cli_common *c, int opt, const char *arg)
         case OPT_SIM_RELEASE:
                 c->sim_release = arg;
                 return 1;
+        case OPT_EFIVARS:
+                c->efivars_dir = arg;
+                return 1;
         case OPT_SIM_PROC:
                 c->sim_proc = arg;
                 return 1;

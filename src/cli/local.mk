@@ -10,7 +10,8 @@ src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/co
 	src/cli/cmd_hibernate.c src/cli/cmd_resume.c src/cli/cmd_info.c src/cli/cmd_splash.c \
 	src/cli/cmd_sleep.c src/cli/sleep_conf.c src/cli/sleep_conf.h \
 	src/cli/sth_plan.c src/cli/sth_plan.h \
-	src/cli/hibernate_location.c src/cli/hibernate_location.h
+	src/cli/hibernate_location.c src/cli/hibernate_location.h \
+	src/cli/efi_location.c src/cli/efi_location.h
 
 check_PROGRAMS += tests/cli-config.test
 TESTS += tests/cli-config.test
@@ -95,3 +96,8 @@ TESTS += tests/cli-hibernate-resumable.test
 tests_cli_hibernate_resumable_test_SOURCES = tests/cli-hibernate-resumable.c
 tests_cli_hibernate_resumable_test_LDADD = tests/libdmotest.a
 tests/cli-hibernate-resumable.log: dormouse$(EXEEXT)
+
+# HibernateLocation end to end on the simulated kernel.
+TESTS += tests/cli-efi-location.sh
+EXTRA_DIST += tests/cli-efi-location.sh
+tests/cli-efi-location.log: dormouse$(EXEEXT)

@@ -256,6 +256,11 @@ static int check_resume_side(const struct dmo_cli_resume_check *rc, const struct
         const struct dmo_swap_target *t = rc->target;
         struct resume_side rs;
         resume_side(in, cl, &rs);
+        /* HibernateLocation names the target itself; the initramfs only
+         * has to read it (its dormouse does, when the record says it is
+         * there), and prefers it to initramfs-tools' RESUME=. */
+        if (rc->via_efi_location && !in->cfg.resume_device[0] && !cl->resume[0])
+                return 0;
         if (!rs.spec) {
                 dmo_cli_error(_("the initramfs of kernel %s would not know where to look for the "
                                 "image: its copy of dormouse.conf names no \"resume device\", the "

@@ -43,6 +43,9 @@ struct dmo_cli_resume_check {
         const char *secret_key;    /* pubkey mode: the secret key here; NULL: the default */
         bool skip_initramfs;       /* --no-initramfs-check or "initramfs check = no" */
         const char *sim_state_dir; /* --sim-state-dir; the real kernel's is fixed */
+        /* Nothing names a resume device and hibernate writes HibernateLocation
+         * for the target: the resume reads it (before RESUME=). */
+        bool via_efi_location;
 };
 
 /* 0 when the image can come back (or what could not be told was noted);

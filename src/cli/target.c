@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 
 #include "cli/cli.h"
+#include "cli/efi_location.h"
 #include "kernel/cmdline.h"
 #include "kernel/swap_area.h"
 #include "util/i18n.h"
@@ -119,14 +120,17 @@ static int find_device(const struct dmo_cli_common *c, const char *spec, bool wa
 int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
                         char *path_buf, size_t path_len, bool *noresume)
 {
-        return dmo_cli_swap_target_why(c, wait, t, path_buf, path_len, noresume, NULL, 0);
+        return dmo_cli_swap_target_why(c, wait, t, path_buf, path_len, noresume, NULL, 0, NULL);
 }
 
 int dmo_cli_swap_target_why(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
                             char *path_buf, size_t path_len, bool *noresume, char *why_buf,
-                            size_t why_len)
+                            size_t why_len, enum dmo_cli_target_source *source)
 {
         struct why w = {why_buf, why_len};
+        enum dmo_cli_target_source from = DMO_TARGET_NAMED;
+        char efi_spec[64], picked[256];
+        uint64_t efi_offset = 0;
         struct dmo_cmdline cl;
         const char *spec = c->resume_device;
         int64_t offset = c->resume_offset;
@@ -145,6 +149,22 @@ int dmo_cli_swap_target_why(const struct dmo_cli_common *c, bool wait, struct dm
                 offset = c->config.resume_offset;
         if (offset < 0 && cl.has_resume_offset)
                 offset = (int64_t)cl.resume_offset;
+        /* Nothing names a device: where systemd would look (resume) or
+         * write (hibernate, which then records it in HibernateLocation). */
+        if (!spec && wait &&
+            dmo_cli_efi_location_read(c, efi_spec, sizeof(efi_spec), &efi_offset) == 0) {
+                spec = efi_spec;
+                if (offset < 0)
+                        offset = (int64_t)efi_offset;
+                from = DMO_TARGET_EFI_LOCATION;
+        }
+        if (!spec && !wait && dmo_cli_efivars_dir(c) &&
+            dmo_cli_active_swap_pick(c, picked, sizeof(picked)) == 0) {
+                spec = picked;
+                from = DMO_TARGET_ACTIVE_SWAP;
+        }
+        if (source)
+                *source = from;
         if (!spec) {
                 fail_msg(&w,
                          _("no resume device: give --resume-device, set \"resume device\" "

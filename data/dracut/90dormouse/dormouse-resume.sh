@@ -32,6 +32,11 @@ dormouse_resume() {
     if command -v plymouth >/dev/null 2>&1 && plymouth --ping 2>/dev/null; then
         plymouth deactivate 2>/dev/null && plymouth=yes
     fi
+    # systemd's HibernateLocation, for a resume device nothing names:
+    # efivarfs, where systemd has not mounted it already.
+    if [ -d /sys/firmware/efi/efivars ] && ! grep -qs " /sys/firmware/efi/efivars " /proc/mounts; then
+        mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
+    fi
     /bin/dormouse resume
     rc=$?
     # Killed by a signal (a crash, in the graphics stack most likely): the

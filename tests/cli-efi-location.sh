@@ -1,0 +1,87 @@
+#!/bin/sh
+# systemd's HibernateLocation, end to end on the simulated kernel: with no
+# resume device named anywhere, hibernate picks the active swap area (from
+# a stand-in /proc/swaps) and writes the EFI variable (into a stand-in
+# efivarfs) as systemd-sleep would; resume finds the device through it;
+# another installation's variable, or none, changes nothing. TAP output.
+set -u
+
+srcdir=${DMO_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+builddir=${DMO_BUILDDIR:-$(pwd)}
+. "$srcdir/tests/tap.sh"
+
+prog="$builddir/dormouse"
+if [ ! -x "$prog" ]; then
+	echo "1..0 # SKIP the dormouse program is not built"
+	exit 0
+fi
+mkswap=$(command -v mkswap || command -v /sbin/mkswap || command -v /usr/sbin/mkswap)
+if [ -z "$mkswap" ] || ! command -v python3 >/dev/null 2>&1; then
+	echo "1..0 # SKIP mkswap (util-linux) or python3 is not installed"
+	exit 0
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cli-efi.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export LANG=C LANGUAGE=
+
+swap="$tmp/swap"
+uuid=0b5e9c1a-2f3d-4e5f-8a9b-0c1d2e3f4a5b
+var="$tmp/efivars/HibernateLocation-8cf2644b-4b0b-428f-9387-6d876050dc67"
+mkdir -p "$tmp/proc" "$tmp/efivars"
+truncate -s 16M "$swap" && chmod 600 "$swap" && "$mkswap" -U "$uuid" "$swap" >/dev/null 2>&1
+printf 'Filename\tType\tSize\tUsed\tPriority\n%s\tfile\t16380\t0\t-2\n' "$swap" >"$tmp/proc/swaps"
+printf 'BOOT_IMAGE=/vmlinuz root=/dev/vda2 ro quiet\n' >"$tmp/cmdline"
+printf 'resume timeout = 200\n' >"$tmp/dormouse.conf"
+common="--kernel sim --sim-size 4M --splash none --config $tmp/dormouse.conf --cmdline $tmp/cmdline"
+# The variable's text: efivarfs's attribute word, then UTF-16LE.
+var_text() { python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(d[4:].decode("utf-16-le").rstrip("\0"))' "$1"; }
+put_var() { python3 -c 'import sys,struct; open(sys.argv[1],"wb").write(struct.pack("<I",7)+sys.argv[2].encode("utf-16-le")+b"\0\0")' "$1" "$2"; }
+os_id=$(sed -n 's/^ID=//p' /etc/os-release 2>/dev/null | tr -d '"')
+
+"$prog" hibernate $common --sim-proc "$tmp/proc" --efivars "$tmp/efivars" 2>"$tmp/err"
+rc=$?
+check "nothing named, EFI: hibernate picks the active swap area and succeeds" test "$rc" = 0
+check "it says where the image goes and that HibernateLocation tells the next boot" \
+	grep -q "no resume device is named: the image goes to $swap (page 0), and the EFI variable HibernateLocation tells" "$tmp/err"
+check "the image is on the swap area" "$prog" info "$swap"
+text=$(var_text "$var" 2>/dev/null)
+check "HibernateLocation holds systemd's JSON: the swap area's UUID, page 0 ($text)" \
+	sh -c 'printf "%s" "$1" | grep -q "^{\"uuid\":\"$2\",\"offset\":0,\"kernelVersion\":\""' sh "$text" "$uuid"
+check "and this installation's os-release ID" \
+	sh -c 'printf "%s" "$1" | grep -q "\"osReleaseId\":\"$2\""' sh "$text" "$os_id"
+
+"$prog" resume $common --efivars "$tmp/efivars" 2>"$tmp/err"
+rc=$?
+check "resume with nothing named looks where HibernateLocation says (UUID=$uuid)" \
+	grep -q "resume device UUID=$uuid not found (waited for it)" "$tmp/err"
+check "and, the device not there, the boot goes on (exit 1)" test "$rc" = 1
+check "the variable stays while its image was not found" test -e "$var"
+
+# Another installation's variable is left alone.
+put_var "$var" "{\"uuid\":\"$uuid\",\"offset\":0,\"osReleaseId\":\"not-$os_id\"}"
+"$prog" resume $common --efivars "$tmp/efivars" 2>"$tmp/err"
+rc=$?
+check "another installation's HibernateLocation: said, and not used" \
+	grep -q "names an image of another installation (not-$os_id" "$tmp/err"
+check "then nothing names a device (exit 2)" test "$rc" = 2
+check "and its variable stays" test -e "$var"
+
+# Garbage in the variable: said, nothing else happens.
+put_var "$var" "{\"uuid\":\"$uuid\",\"offset\":-3}"
+"$prog" resume $common --efivars "$tmp/efivars" 2>"$tmp/err"
+check "a malformed HibernateLocation: said as unreadable" grep -q "HibernateLocation in .* cannot be read" "$tmp/err"
+
+# Not booted through EFI (no efivarfs): nothing is picked; the old sentence.
+"$prog" hibernate $common --sim-proc "$tmp/proc" 2>"$tmp/err"
+rc=$?
+check "no efivarfs: hibernate refuses (exit 2), nothing named" \
+	sh -c "test $rc = 2 && grep -q 'no resume device: give --resume-device' \"$tmp/err\""
+# A named device: no variable is written.
+rm -f "$var"
+"$mkswap" -U "$uuid" "$swap" >/dev/null 2>&1
+"$prog" hibernate $common --sim-proc "$tmp/proc" --efivars "$tmp/efivars" --resume-device "$swap" 2>"$tmp/err"
+check "a named device: hibernated, and no HibernateLocation written" \
+	sh -c '"$2" info "$3" >/dev/null && test ! -e "$1"' sh "$var" "$prog" "$swap"
+
+echo "1..$n"
+exit $((failed > 0))
