@@ -369,6 +369,14 @@ if [ -r /etc/os-release ]; then
 	check "hook: copies os-release (HibernateLocation names its installation by it)" \
 		has "^copy_file config /etc/os-release /usr/lib/os-release$"
 fi
+check "hook: a machine not booted through EFI gets no efivarfs" \
+	sh -c '! grep -q "^manual_add_modules efivarfs$" "$1"' sh "$host/log"
+mkdir -p "$sys/firmware/efi"
+hook list
+check "hook: booted through EFI: efivarfs goes in, whatever MODULES says (HibernateLocation)" \
+	has "^manual_add_modules efivarfs$"
+rm -rf "$sys/firmware"
+hook most
 check "hook: copies the catalogs" has "de/LC_MESSAGES/dormouse.mo"
 check "hook: copies the messages locale that makes LANGUAGE count under C.UTF-8" \
 	has "^copy_file data $host/lib/dormouse/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES "

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -17,13 +18,20 @@
 
 #define MAX_SWAPS 32
 
+/* efivarfs's f_type (linux/magic.h). */
+#define EFIVARFS_MAGIC 0xde5e81e4
+
 const char *dmo_cli_efivars_dir(const struct dmo_cli_common *c)
 {
-        if (c->simulated)
+        if (c->efivars_dir || c->simulated)
                 return c->efivars_dir;
-        const char *dir = c->efivars_dir ? c->efivars_dir : DMO_EFIVARS_DIR;
-        struct stat st;
-        return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
+        /* The directory is there on every EFI boot; the variables only once
+         * efivarfs is mounted on it (systemd does; the initramfs scripts
+         * do it for resume). */
+        struct statfs fs;
+        return statfs(DMO_EFIVARS_DIR, &fs) == 0 && (unsigned long)fs.f_type == EFIVARFS_MAGIC
+                   ? DMO_EFIVARS_DIR
+                   : NULL;
 }
 
 int dmo_cli_active_swap_pick(const struct dmo_cli_common *c, char *path, size_t len)
@@ -96,8 +104,8 @@ int dmo_cli_efi_location_write(const struct dmo_cli_common *c, const struct dmo_
         const char *dir = dmo_cli_efivars_dir(c);
         if (!dir) {
                 dmo_cli_error(_("no resume device is named and this machine did not boot "
-                                "through EFI, so the next boot could not be told where the image "
-                                "is: put resume=%s on the kernel command line (or \"resume "
+                                "through EFI (or efivarfs is not mounted), so the next boot could "
+                                "not be told where the image is: put resume=%s on the kernel command line (or \"resume "
                                 "device = %s\" in %s), run update-initramfs -u, and hibernate "
                                 "again"),
                               t->path, t->path, c->config_path);

@@ -21,8 +21,9 @@
 
 #include "cli/cli.h"
 
-/* The efivarfs directory to use, or NULL when there is none (not booted
- * through EFI; the simulated kernel without --efivars). */
+/* The efivarfs directory to use: --efivars, else the system's where
+ * efivarfs is mounted; NULL when there is none (not booted through EFI;
+ * the simulated kernel without --efivars). */
 const char *dmo_cli_efivars_dir(const struct dmo_cli_common *c);
 
 /* Hibernate: the active swap area to write to, into path (a partition's

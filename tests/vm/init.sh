@@ -176,6 +176,23 @@ dormouse_sleep() {
 	say "SIG $(signature)"
 }
 
+# No resume device named anywhere (vmtest=dm-hibernate-auto, dm-resume-auto,
+# efivar-check; OVMF with persistent variables): dormouse writes and reads
+# systemd's HibernateLocation. efivarfs is mounted as systemd mounts it,
+# and /dev/disk/by-uuid made from blkid as udev would (no udev here).
+efi_setup() {
+	if [ -d /sys/firmware/efi/efivars ]; then
+		mount -t efivarfs efivarfs /sys/firmware/efi/efivars || say "EFIVARFS mount failed"
+	else
+		say "EFI no (not booted through EFI)"
+	fi
+	uuid=$(blkid -p -s UUID -o value /dev/vda 2>/dev/null)
+	if [ -n "$uuid" ]; then
+		mkdir -p /dev/disk/by-uuid && ln -sf ../../vda "/dev/disk/by-uuid/$uuid"
+	fi
+	say "EFIVAR $(ls /sys/firmware/efi/efivars/HibernateLocation-* 2>/dev/null | wc -l)"
+}
+
 # Debian's plymouthd shows its splash (the theme in /etc/plymouth/plymouthd.conf,
 # a two-step one), then lets go of the screen for dormouse, as the initramfs
 # script does (data/initramfs-tools/scripts/local-premount/dormouse). No udev
@@ -275,6 +292,25 @@ dm-hibernate)
 	;;
 dm-resume)
 	dormouse_resume
+	;;
+dm-hibernate-auto)
+	start_workload
+	efi_setup
+	say "DORMOUSE hibernate start: dormouse hibernate (no resume device named)"
+	dormouse hibernate --splash=kms --shutdown platform --no-initramfs-check </dev/tty1
+	rc=$?
+	say "DORMOUSE hibernate rc=$rc token=$(cat /tmp/token 2>/dev/null)"
+	check_workload
+	;;
+dm-resume-auto)
+	efi_setup
+	say "DORMOUSE resume start: dormouse resume (no resume device named)"
+	dormouse resume --splash=kms
+	say "DORMOUSE resume rc=$?"
+	after_swap_checks
+	;;
+efivar-check)
+	efi_setup
 	;;
 dm-hybrid-sleep)
 	start_workload

@@ -50,6 +50,9 @@ MODULES = [
     # hibernate.compressor=lz4 (6.9 and later; a module in Debian 13's
     # kernel): loaded in every boot, so the resume finds it (kernel-lz4)
     "lz4",
+    # systemd's HibernateLocation lives in efivarfs, a module in Debian's
+    # kernels (no-resume-arg)
+    "efivarfs",
 ]
 
 BOOT_TIMEOUT = 120.0
@@ -289,9 +292,12 @@ def prepare_kernel(suite):
         return Kernel(cached[-1])
     dest = CACHE / f"{pkg}_{version}"
     if (dest / "kernel.json").exists():
-        k = Kernel(dest)
-        log(f"kernel {k.package} {k.version} of {suite} (cached in {dest})")
-        return k
+        # Kept only while it holds the modules asked for now.
+        if json.loads((dest / "kernel.json").read_text()).get("wanted") == MODULES:
+            k = Kernel(dest)
+            log(f"kernel {k.package} {k.version} of {suite} (cached in {dest})")
+            return k
+        log(f"kernel cache {dest} holds another set of modules: trimmed again")
 
     t0 = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="kernel-", dir=CACHE))
@@ -324,7 +330,7 @@ def prepare_kernel(suite):
             copy_module(tree / rel, staging / out)
             kept.append(out)
         meta = {"package": pkg, "version": version, "kver": kver, "suite": suite,
-                "vmlinuz": f"boot/vmlinuz-{kver}", "modules": kept}
+                "vmlinuz": f"boot/vmlinuz-{kver}", "modules": kept, "wanted": MODULES}
         (staging / "kernel.json").write_text(json.dumps(meta, indent=1) + "\n")
         if dest.exists():
             shutil.rmtree(dest)
@@ -746,8 +752,11 @@ class VM:
     """One boot. Serial lines are timestamped on the host clock as they arrive."""
 
     def __init__(self, h, name, vmtest, disk, extra_append="", firmware=None, cpus=None,
-                 bzimage=False):
+                 bzimage=False, efi_vars=None):
         self.h = h
+        # OVMF with its variables in this file (pflash): they persist from
+        # one boot to the next, as a machine's NVRAM does.
+        self.efi_vars = efi_vars
         # The bzImage, also under PVH: a guest that suspends to RAM needs it,
         # as the S3 wake of a PVH-booted kernel resets the machine.
         self.bzimage = bzimage
@@ -770,8 +779,11 @@ class VM:
             self.sock.unlink()
         cmd = [self.h.qemu, *self.h.accel_args, "-smp", str(self.cpus), "-m", MEMORY, "-no-reboot",
                *(["-bios", str(self.firmware)] if self.firmware else []),
-               "-kernel", str(self.h.kernel.vmlinuz if self.firmware or self.bzimage
-                              else self.h.boot_kernel),
+               *(["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
+                  "-drive", f"if=pflash,format=raw,unit=1,file={self.efi_vars}"]
+                 if self.efi_vars else []),
+               "-kernel", str(self.h.kernel.vmlinuz if self.firmware or self.bzimage or
+                              self.efi_vars else self.h.boot_kernel),
                "-initrd", str(self.h.initrd),
                "-append", self.append,
                *disk_args(self.disk),
@@ -1169,12 +1181,13 @@ def require_powered_off(res):
 
 
 def dormouse_resume_boot(h, name, disk, res, extra_append="", screenshots=None, cpus=None,
-                         command="hibernate", bzimage=False):
+                         command="hibernate", bzimage=False, efi_vars=None):
     """Boot 2 that must restore res's system. Returns (vm, t_alive, shots);
     vm.resume_cmd_t is when the resume command started. command: the boot 1
     command whose "rc=0" the restored system prints."""
     shots = []
-    with VM(h, name, "dm-resume", disk, extra_append, cpus=cpus, bzimage=bzimage) as vm:
+    with VM(h, name, "dm-resume-auto" if efi_vars else "dm-resume", disk, extra_append, cpus=cpus,
+            bzimage=bzimage, efi_vars=efi_vars) as vm:
         idx, t0, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
         vm.resume_cmd_t = t0
         if screenshots:
@@ -1873,6 +1886,8 @@ def scenario_io_levers(h):
 
 
 OVMF = Path("/usr/share/ovmf/OVMF.fd")
+OVMF_CODE = Path("/usr/share/OVMF/OVMF_CODE_4M.fd")
+OVMF_VARS = Path("/usr/share/OVMF/OVMF_VARS_4M.fd")
 
 
 def scenario_handover(h):
@@ -2248,6 +2263,49 @@ def scenario_sth_early_wake(h):
     return "woken by the person before the alarm: back to the session, no image written"
 
 
+def scenario_no_resume_arg(h):
+    """Nothing names a resume device (no resume=, no --resume-device, no
+    config): on OVMF with persistent variables, hibernate picks the active
+    swap area and writes systemd's HibernateLocation; the next boot's
+    dormouse resume finds the image through it, and the variable is gone
+    afterwards (a third boot looks)."""
+    h.need_dormouse()
+    if not (OVMF_CODE.exists() and OVMF_VARS.exists()):
+        raise Failure(f"{OVMF_CODE} or {OVMF_VARS} is missing (Debian package ovmf)")
+    disk = h.new_disk("nra")
+    efi_vars = h.work / "nra-vars.fd"
+    shutil.copyfile(OVMF_VARS, efi_vars)
+    res = {}
+    with VM(h, "nra-1", "dm-hibernate-auto", disk, efi_vars=efi_vars) as vm:
+        vm.deadline = vm.start_t + 300
+        res["vm"] = vm
+        res["checksum"], res["token"] = boot1_workload(vm)
+        _, _, m = expect(vm, r"VMTEST: EFIVAR (\d+)", "efivarfs", 120)
+        if vm.find_all(r"VMTEST: EFI no"):
+            raise Failure("nra: OVMF did not boot the kernel through EFI (no efivarfs)")
+        _, t_start, _ = expect(vm, r"VMTEST: DORMOUSE hibernate start", "dormouse hibernate", 60)
+        res["t_start"] = t_start
+        expect(vm, r"the EFI variable HibernateLocation tells the next boot \(\{\"uuid\"",
+               "the sentence that HibernateLocation was written", 120)
+        res["t_exit"] = expect_exit(vm, "power-off into the image")
+        res["counter"] = last_tick(vm)
+        res["rc"] = None
+    if image_status(h, disk)[0] != "image":
+        raise Failure("nra: powered off, but no dormouse image on the swap disk")
+    vm2, t_alive, _ = dormouse_resume_boot(h, "nra-2", disk, res, efi_vars=efi_vars)
+    if not vm2.find_all(r"VMTEST: EFIVAR 1"):
+        raise Failure("nra: boot 2 did not see HibernateLocation in efivarfs")
+    with VM(h, "nra-3", "efivar-check", disk, efi_vars=efi_vars) as vm3:
+        vm3.deadline = vm3.start_t + 300
+        _, _, m = expect(vm3, r"VMTEST: EFIVAR (\d+)", "efivarfs", 120)
+        expect_exit(vm3, "power-off")
+    if m.group(1) != "0":
+        raise Failure("nra: HibernateLocation is still set after the resume it served")
+    return (f"no resume device named: HibernateLocation written, hibernated in "
+            f"{res['t_exit'] - res['t_start']:.1f} s, resumed through it in "
+            f"{t_alive - vm2.start_t:.1f} s (workload intact), the variable gone afterwards")
+
+
 SCENARIOS = [
     ("kernel-baseline", scenario_kernel_baseline),
     ("kernel-lz4", scenario_kernel_lz4),
@@ -2269,6 +2327,7 @@ SCENARIOS = [
     ("hybrid-power-loss", scenario_hybrid_power_loss),
     ("suspend-then-hibernate", scenario_suspend_then_hibernate),
     ("sth-early-wake", scenario_sth_early_wake),
+    ("no-resume-arg", scenario_no_resume_arg),
 ]
 
 
