@@ -105,7 +105,8 @@ int dmo_cli_efi_location_write(const struct dmo_cli_common *c, const struct dmo_
         if (!dir) {
                 dmo_cli_error(_("no resume device is named and this machine did not boot "
                                 "through EFI (or efivarfs is not mounted), so the next boot could "
-                                "not be told where the image is: put resume=%s on the kernel command line (or \"resume "
+                                "not be told where the image is: put resume=%s on the kernel "
+                                "command line (or \"resume "
                                 "device = %s\" in %s), run update-initramfs -u, and hibernate "
                                 "again"),
                               t->path, t->path, c->config_path);
