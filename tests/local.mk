@@ -173,7 +173,7 @@ TESTS += tests/vm/phases-test.py
 # makes, in vm-desktop/deb/ here (VM_DESKTOP_FLAGS='--install make': make
 # install of a build configured with --prefix=/usr --sysconfdir=/etc in
 # vm-desktop/). check-vm-desktop-deb: the package installed, removed,
-# purged and upgraded with apt inside the running guest (issue 36; about 25
+# purged and upgraded with apt inside the running guest (issue 36; about 17
 # minutes under TCG, so not part of check-vm-desktop).
 check-vm-desktop:
 	$(top_srcdir)/tools/install-deps --if-missing

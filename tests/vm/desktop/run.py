@@ -1737,10 +1737,11 @@ def scenario_deb_install(h):
 
 def scenario_deb_remove(h):
     """9: "apt remove dormouse" is refused while a dormouse image is on the
-    resume device; then removed, the system hibernates and resumes with the
-    kernel's own path (drop-in gone, initramfs without dormouse); "apt purge"
-    removes the configuration and the keys and says so. Continues
-    deb-install's resumed session when there is one."""
+    resume device (a hibernation by dormouse, then a boot that did not resume
+    it); then removed, the system hibernates and resumes with the kernel's
+    own path (drop-in gone, initramfs without dormouse); "apt purge" removes
+    the configuration and the keys and says so. Continues deb-install's
+    resumed session when there is one."""
     skip = require_deb(h)
     if skip:
         return skip
@@ -1753,19 +1754,26 @@ def scenario_deb_remove(h):
         if vm is None or vm.exit_t is not None:
             vm, r0 = deb_fresh_boot(h, "deb-remove", shots, [h.deb])
             apt(h, vm, f"cd /root/debs && apt install -y ./{h.deb.name}", "install")
-            desk = r0["desk"]
             details.append("(installed afresh: no session from deb-install)")
         else:
-            r0, desk = prev["r"], None
+            r0 = prev["r"]
         r = {"name": "deb-remove", "disk": r0["disk"], "xfer": r0["xfer"]}
-        # Keys of its own, for the purge to remove.
-        sh_ok(h, vm, 'printf "vm passphrase\\n" >/root/pass && chmod 600 /root/pass && '
-              'dormouse keygen --key-file /root/pass >/dev/null && ls /etc/dormouse', "dormouse keygen")
-        # An image on the resume device (the simulated kernel's: the
-        # running system cannot hold one of its own): remove is refused.
-        sh_ok(h, vm, "swapoff /dev/vda2 && dormouse hibernate --kernel sim --sim-size 16M --splash none "
-              "--resume-device /dev/vda2 >/dev/null && dormouse info /dev/vda2",
-              "an image (simulated kernel) on /dev/vda2", 300)
+        # A saved session on the resume device while the system runs: the
+        # user's Hibernate(false) with dormouse, then a boot that does not
+        # resume it (as after starting another kernel: here the initramfs
+        # without dormouse, whose kernel resume finds no image of its own),
+        # with systemd.swap=0 (swapon would reinitialise the area: util-linux
+        # rewrites a hibernation signature it recognises). Removing dormouse
+        # now would strand that image: refused.
+        menu_hibernate(h, vm, shots, "img", interval=0.6)
+        if vm.exit_t is None:
+            raise Failure(f"Hibernate(false) with dormouse did not power off within {T_HIBERNATE:.0f} s "
+                          f"(to leave an image on /dev/vda2)\n{vm.tail()}")
+        vm.kill()
+        vm = h.vm("deb-remove-cold", r["disk"], "systemd.swap=0", initrd=h.bare.initrd,
+                  xfer=r["xfer"]).start()
+        boot_to_desktop(h, vm, shots, "cold")
+        info = sh_ok(h, vm, "dormouse info /dev/vda2", "dormouse info of the image on /dev/vda2", 120)
         rc, out = guest_sh(h, vm, "apt remove -y dormouse", 600)
         st = pkg_state(h, vm)
         said = [l for l in out if l.startswith("dormouse:")]
@@ -1774,9 +1782,14 @@ def scenario_deb_remove(h):
                           f"{st.get('PKG')!r}): " + " | ".join(out[-8:]))
         if not any("NOT removed" in l for l in said):
             raise Failure("apt remove was refused without saying why: " + " | ".join(out[-8:]))
-        details.append(f"remove with an image on /dev/vda2 refused (\"{said[0][:90]}\")")
+        details.append(f"a hibernation by dormouse left on /dev/vda2 by a boot that did not resume it "
+                       f"({'; '.join(' '.join(l.split()) for l in info[:2])[:120]}): remove refused "
+                       f"(\"{said[0][:90]}\")")
         sh_ok(h, vm, f"mkswap -U {SWAP_UUID} -L dmoswap /dev/vda2 >/dev/null && swapon /dev/vda2",
               "making /dev/vda2 swap again")
+        # Keys of its own, for the purge to remove.
+        sh_ok(h, vm, 'printf "vm passphrase\\n" >/root/pass && chmod 600 /root/pass && '
+              'dormouse keygen --key-file /root/pass >/dev/null && ls /etc/dormouse', "dormouse keygen")
         # The removal.
         out, took = apt(h, vm, "apt remove -y dormouse", "remove")
         st = pkg_state(h, vm)
@@ -1797,8 +1810,9 @@ def scenario_deb_remove(h):
         details.append(f"removed in {took:.0f} s: drop-in gone, lsinitramfs shows no dormouse, "
                        f"config kept")
         initrd, _ = export_initrd(h, vm, "deb-remove")
-        hibernate_and_resume(h, "deb-remove", shots, vm, r, initrd=initrd, xfer=r["xfer"], desk=desk,
-                             labels=("3", "4"))
+        # (the same command line as the boot it resumes)
+        hibernate_and_resume(h, "deb-remove", shots, vm, r, "systemd.swap=0", initrd=initrd,
+                             xfer=r["xfer"], labels=("3", "4"))
         problems = []
         if r["rc1"] != 0:
             problems.append(f"QEMU exited with {r['rc1']} after the hibernation, not a power-off")
@@ -1959,7 +1973,7 @@ def main():
     ap.add_argument("--old-deb", help="the older version for deb-upgrade (default: built with "
                     f"tools/build-deb --version VERSION{OLD_VERSION_SUFFIX})")
     ap.add_argument("--with-deb-scenarios", action="store_true",
-                    help="also deb-install, deb-remove and deb-upgrade (about 25 min under TCG: each apt "
+                    help="also deb-install, deb-remove and deb-upgrade (about 17 min under TCG: each apt "
                     "run rebuilds the initramfs in the guest; make check-vm-desktop-deb runs them alone)")
     args = ap.parse_args()
     global SUITE, CACHE
