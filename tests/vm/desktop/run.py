@@ -7,23 +7,30 @@ The guest's root file system is built with mmdebstrap from the packages in
 tests/vm/desktop/packages, with the package sources of this machine's own apt
 configuration, and cached outside the source tree, in $DORMOUSE_VM_CACHE
 (default /var/cache/dormouse-vm/desktop/SUITE), so that a fresh clone (CI) reuses
-it: the package tree changes only with tests/vm/desktop/packages. dormouse is built
-from this tree (--prefix=/usr --sysconfdir=/etc, in build-vm-desktop/),
-installed into the guest with make install DESTDIR=..., and update-initramfs
-runs in the guest's chroot. The disk (ext4 root + swap partition) is made
-without loop devices and cached as well, keyed by the package list, the
-files under guest/ and the installed dormouse.
+it: the package tree changes only with tests/vm/desktop/packages. dormouse is
+packaged from this tree (tools/build-deb --suite SUITE, into
+build-vm-desktop/deb/) and installed into the guest with "apt install
+./dormouse_VERSION_amd64.deb" in its chroot, whose initramfs-tools trigger
+rebuilds the initramfs (--install make: built with --prefix=/usr
+--sysconfdir=/etc, make install DESTDIR=..., then update-initramfs). The
+disk (ext4 root + swap partition) is made without loop devices and cached as
+well, keyed by the package list, the files under guest/ and the installed
+dormouse (the .deb's hash, or every file make install puts down). The deb-*
+scenarios install, upgrade, remove and purge the package inside the running
+guest, on a disk without dormouse.
 
 Each scenario prints "ok"/"not ok" with a reason; the last line is
 "N passed, N failed". Screendumps: tests/vm/out/desktop/SCENARIO/.
 
 Stdlib only. Usage:
     python3 tests/vm/desktop/run.py [--suite trixie|bookworm] [--scenario NAME ...] [--dracut] [--keep]
+                                    [--install deb|make] [--deb FILE] [--old-deb FILE] [--with-deb-scenarios]
     python3 tests/vm/desktop/run.py --build-only
 """
 
 import argparse
 import atexit
+import base64
 import hashlib
 import json
 import os
@@ -34,6 +41,7 @@ import socket
 import struct
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import zlib
@@ -70,7 +78,7 @@ CACHE = CACHE_ROOT / SUITE
 BASE_VERSION = "1"
 # Bump when the way the guest is assembled from it changes (part of the
 # disk's key).
-BUILDER_VERSION = "4"
+BUILDER_VERSION = "5"
 
 ROOT_SIZE = 3 << 30
 SWAP_SIZE = 1 << 30
@@ -95,6 +103,21 @@ T_SCREENDUMP = 10.0
 # power-on to the desktop back): every 0.1 s, as issue 35 measured them. A
 # dump takes some ms itself, so the real spacing is a little wider.
 FAST = 0.1
+
+# The deb-* scenarios' transfer disk (a third virtio disk, serial dmoxfer):
+# a tar of the .deb files at its start, read by the guest with tar; the
+# guest's rebuilt initramfs is written at XFER_INITRD_AT for the next boot's
+# -initrd (QEMU boots the kernel and initrd from files, not from the guest's
+# /boot).
+XFER_SIZE = 512 << 20
+XFER_INITRD_AT = 256 << 20
+XFER_DEV = "/dev/disk/by-id/virtio-dmoxfer"
+# The older version for deb-upgrade (tools/build-deb --version), below any
+# release of the changelog's version.
+OLD_VERSION_SUFFIX = "~vmold1"
+# A deb-* VM lives through several apt runs (each rebuilding the initramfs
+# under TCG) and a hibernation.
+T_DEB_VM = 2400.0
 
 # The guest's known colours (guest/home/dmo/.config/weston.ini, colour.png).
 BACKGROUND = (0x2e, 0x5a, 0x88)
@@ -237,6 +260,67 @@ def build_dormouse(builddir, source=REPO):
     return stage
 
 
+def file_sha(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def source_digest(source):
+    """What tools/build-deb packs: every file git knows in the tree (tracked,
+    or untracked and not ignored), name, mode and contents. None outside
+    git."""
+    r = run(["git", "-C", str(source), "ls-files", "-z", "--cached", "--others",
+             "--exclude-standard"], check=False)
+    if r.returncode != 0:
+        return None
+    h = hashlib.sha256()
+    for name in sorted(set(n for n in r.stdout.split("\0") if n)):
+        p = Path(source) / name
+        if p.is_file() and not p.is_symlink():
+            h.update(f"{name}\0{p.stat().st_mode:o}\0".encode())
+            h.update(p.read_bytes())
+            h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def build_deb(builddir, source=REPO, version=None):
+    """The package as Debian builds it: tools/build-deb --suite SUITE --nocheck
+    (the build chroot is cached by build-deb), into BUILDDIR/deb/ (deb-old/
+    for another --version). Built again only when the source changed (its
+    digest is kept beside the .deb). Returns the dormouse_*.deb."""
+    source = Path(source).resolve()
+    out = Path(builddir).resolve() / ("deb" if version is None else "deb-old")
+    digest = source_digest(source)
+    stamp = out / "source-digest"
+    want = f"{SUITE} {version or '-'} {digest}"
+    debs = sorted(out.glob("dormouse_*.deb"))
+    if digest and len(debs) == 1 and stamp.exists() and stamp.read_text().strip() == want:
+        log(f"dormouse package: {debs[0].name} (built from this source before)")
+        return debs[0]
+    t0 = time.monotonic()
+    cmd = [str(source / "tools/build-deb"), "--suite", SUITE, "--nocheck", "--out", str(out)]
+    if version:
+        cmd += ["--version", version]
+    r = run(cmd, cwd=source, check=False)
+    (Path(builddir) / f"build-deb{'-old' if version else ''}.log").write_text(r.stdout + r.stderr)
+    if r.returncode != 0:
+        raise RuntimeError(f"tools/build-deb failed: {(r.stdout + r.stderr)[-1500:]}")
+    debs = sorted(out.glob("dormouse_*.deb"))
+    if len(debs) != 1:
+        raise RuntimeError(f"tools/build-deb left {len(debs)} dormouse_*.deb in {out}")
+    if digest:
+        stamp.write_text(want + "\n")
+    log(f"dormouse package: {debs[0].name} built in {time.monotonic() - t0:.0f} s ({out})")
+    return debs[0]
+
+
+def deb_version(deb):
+    return run(["dpkg-deb", "-f", str(deb), "Version"]).stdout.strip()
+
+
 # --------------------------------------------------------------------------
 # Stage 2: the guest's disk, kernel and initrds (cached per dormouse build).
 
@@ -320,21 +404,50 @@ def assemble_disk(root, work, dest):
     return offset
 
 
-def guest_key(base_key, dormouse_stage):
-    """The disk's cache key: the packages, guest/, every installed dormouse
-    file, and BUILDER_VERSION (bump it when the assembly below changes)."""
-    return sha(BUILDER_VERSION, base_key, tree_digest(GUEST), tree_digest(dormouse_stage))
+def guest_key(base_key, install):
+    """The disk's cache key: the packages, guest/, what installed dormouse
+    (the .deb's hash, or every file make install put down; "bare" for the
+    disk without it) and BUILDER_VERSION (bump it when the assembly below
+    changes)."""
+    return sha(BUILDER_VERSION, base_key, tree_digest(GUEST), install)
 
 
-def build_guest(builddir, dormouse_stage, dracut=False):
+def install_key(install):
+    how, what = install
+    return f"deb {file_sha(what)}" if how == "deb" else f"make {tree_digest(what)}"
+
+
+def sysfs_stand_in(root):
+    """dormouse's hook adds the DRM driver of each card of the machine,
+    looked up under $DORMOUSE_SYSFS/class/drm: the chroot has no /sys (and
+    the host's would name the host's cards), so a tree of the VM's one card,
+    bochs (-vga std), stands in for it. Without it the initramfs has no
+    driver for the screen and the resume splash cannot show."""
+    fake = root / "tmp/dmo-sysfs"
+    (fake / "module/bochs").mkdir(parents=True, exist_ok=True)
+    (fake / "class/drm/card0/device/driver").mkdir(parents=True, exist_ok=True)
+    os.symlink("/tmp/dmo-sysfs/module/bochs", fake / "class/drm/card0/device/driver/module")
+    return fake
+
+
+def build_guest(builddir, install, dracut=False, bare=False):
+    """The guest with dormouse installed (install: ("deb", the .deb) or
+    ("make", the staged tree)), and with bare=True also the same guest
+    without dormouse (for the deb-* scenarios). Returns (guest, bare or
+    None)."""
     tar, base_key = base_tarball()
-    key = guest_key(base_key, dormouse_stage)
+    key = guest_key(base_key, install_key(install))
     dest = CACHE / f"guest-{key}"
-    if (dest / "guest.json").exists():
-        g = Guest(dest)
-        if not dracut or g.dracut_initrd.exists():
-            log(f"guest disk: cached {dest.name}")
-            return g
+    bare_dest = CACHE / f"bare-{guest_key(base_key, 'bare')}"
+    need_guest = not ((dest / "guest.json").exists()
+                      and (not dracut or Guest(dest).dracut_initrd.exists()))
+    need_bare = bare and not (bare_dest / "guest.json").exists()
+    if not need_guest:
+        log(f"guest disk: cached {dest.name}")
+    if bare and not need_bare:
+        log(f"guest disk without dormouse: cached {bare_dest.name}")
+    if not need_guest and not need_bare:
+        return Guest(dest), (Guest(bare_dest) if bare else None)
     t0 = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="tmp-guest-", dir=CACHE))
     root = work / "root"
@@ -352,19 +465,61 @@ def build_guest(builddir, dormouse_stage, dracut=False):
         proc_mounted = True
         # The same initramfs without dormouse, for the size comparison
         # (issue 35): the guest as Debian made it, before dormouse's hook
-        # is installed.
+        # is installed. It is also the bare guest's initramfs.
         r = chroot(root, "mkinitramfs", "-o", "/boot/initrd-without-dormouse.img", kver, check=False)
         (work / "mkinitramfs-without.log").write_text(r.stdout + r.stderr)
         if r.returncode != 0:
             raise RuntimeError(f"mkinitramfs without dormouse failed: {(r.stdout + r.stderr)[-1500:]}")
         without_size = (root / "boot/initrd-without-dormouse.img").stat().st_size
-        # dormouse, installed the way a packager does (the staged copy only
-        # keys the cache).
-        r = run(["make", "install", f"DESTDIR={root}"], cwd=builddir, check=False)
-        (work / "make-install.log").write_text(r.stdout + r.stderr)
-        if r.returncode != 0:
-            raise RuntimeError(f"make install DESTDIR=<guest root> failed: {r.stderr[-1500:]}")
         make_swapfile(root)
+        if need_bare:
+            run(["umount", str(root / "proc")])
+            proc_mounted = False
+            staging = work / "bare"
+            staging.mkdir()
+            shutil.copy2(root / f"boot/vmlinuz-{kver}", staging / "vmlinuz")
+            shutil.copy2(root / "boot/initrd-without-dormouse.img", staging / "initrd.img")
+            offset = assemble_disk(root, work, staging / "disk.img")
+            meta = {"kver": kver, "base": tar.name, "initrd_has_dormouse": False,
+                    "initrd_size": without_size, "swapfile_offset": offset,
+                    "built": time.strftime("%Y-%m-%d %H:%M:%S")}
+            (staging / "guest.json").write_text(json.dumps(meta, indent=1) + "\n")
+            if bare_dest.exists():
+                shutil.rmtree(bare_dest)
+            staging.rename(bare_dest)
+            for old in CACHE.glob("bare-*"):
+                if old != bare_dest and old.is_dir():
+                    shutil.rmtree(old, ignore_errors=True)
+            log(f"guest disk without dormouse: built {bare_dest.name} in {time.monotonic() - t0:.0f} s")
+            if not need_guest:
+                return Guest(dest), Guest(bare_dest)
+            run(["mount", "-t", "proc", "proc", str(root / "proc")])
+            proc_mounted = True
+        fake = sysfs_stand_in(root)
+        ienv = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/root",
+                "DEBIAN_FRONTEND": "noninteractive", "DORMOUSE_SYSFS": "/tmp/dmo-sysfs"}
+        how, what = install
+        if how == "deb":
+            # dormouse as a user installs it: "apt install ./dormouse_*.deb"
+            # and nothing else; its initramfs-tools trigger rebuilds the
+            # initramfs (with the stand-in sysfs in the environment).
+            shutil.copy2(what, root / "tmp" / what.name)
+            r = run(["chroot", str(root), "sh", "-c", f"cd /tmp && apt install -y ./{what.name}"],
+                    check=False, env=ienv)
+            (root / "tmp" / what.name).unlink()
+            ilog = r.stdout + r.stderr
+            (work / "update-initramfs.log").write_text(ilog)
+            if r.returncode != 0:
+                raise RuntimeError(f"apt install ./{what.name} in the guest failed: {ilog[-1500:]}")
+            if "update-initramfs" not in ilog:
+                raise RuntimeError(f"apt install ./{what.name} did not run update-initramfs: {ilog[-1500:]}")
+        else:
+            # dormouse, installed the way a packager does (the staged copy
+            # only keys the cache).
+            r = run(["make", "install", f"DESTDIR={root}"], cwd=builddir, check=False)
+            (work / "make-install.log").write_text(r.stdout + r.stderr)
+            if r.returncode != 0:
+                raise RuntimeError(f"make install DESTDIR=<guest root> failed: {r.stderr[-1500:]}")
         # A library the guest's packages lack would only show as a dead
         # unit in the VM, minutes later: say it now (the package list).
         r = chroot(root, "ldd", "/usr/bin/dormouse", check=False)
@@ -372,24 +527,13 @@ def build_guest(builddir, dormouse_stage, dracut=False):
         if r.returncode != 0 or missing:
             raise RuntimeError(f"dormouse in the guest lacks {missing or r.stderr.strip()}: add their "
                                f"packages to {PACKAGES}")
-        # dormouse's hook adds the DRM driver of each card of the machine,
-        # looked up under $DORMOUSE_SYSFS/class/drm: the chroot has no /sys
-        # (and the host's would name the host's cards), so a tree of the
-        # VM's one card, bochs (-vga std), stands in for it. Without it the
-        # initramfs has no driver for the screen and the resume splash
-        # cannot show.
-        fake = root / "tmp/dmo-sysfs"
-        (fake / "module/bochs").mkdir(parents=True, exist_ok=True)
-        (fake / "class/drm/card0/device/driver").mkdir(parents=True, exist_ok=True)
-        os.symlink("/tmp/dmo-sysfs/module/bochs", fake / "class/drm/card0/device/driver/module")
-        r = run(["chroot", str(root), "update-initramfs", "-u", "-k", kver], check=False,
-                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/root",
-                     "DEBIAN_FRONTEND": "noninteractive", "DORMOUSE_SYSFS": "/tmp/dmo-sysfs"})
+        if how != "deb":
+            r = run(["chroot", str(root), "update-initramfs", "-u", "-k", kver], check=False, env=ienv)
+            ilog = r.stdout + r.stderr
+            (work / "update-initramfs.log").write_text(ilog)
+            if r.returncode != 0:
+                raise RuntimeError(f"update-initramfs -u in the guest failed: {ilog[-1500:]}")
         shutil.rmtree(fake)
-        ilog = r.stdout + r.stderr
-        (work / "update-initramfs.log").write_text(ilog)
-        if r.returncode != 0:
-            raise RuntimeError(f"update-initramfs -u in the guest failed: {ilog[-1500:]}")
         if dracut:
             r = chroot(root, "dracut", "--force", "--no-hostonly", "--kver", kver,
                        f"/boot/initrd-dracut.img-{kver}", check=False)
@@ -425,9 +569,9 @@ def build_guest(builddir, dormouse_stage, dracut=False):
             shutil.rmtree(old, ignore_errors=True)
     g = Guest(dest)
     log(f"guest disk: built {dest.name} in {time.monotonic() - t0:.0f} s (kernel {g.meta['kver']}, "
-        f"initramfs {'with' if g.meta['initrd_has_dormouse'] else 'WITHOUT'} dormouse, "
-        f"swap file at page {g.swapfile_offset})")
-    return g
+        f"dormouse by {install[0]}, initramfs {'with' if g.meta['initrd_has_dormouse'] else 'WITHOUT'} "
+        f"dormouse, swap file at page {g.swapfile_offset})")
+    return g, (Guest(bare_dest) if bare else None)
 
 
 # --------------------------------------------------------------------------
@@ -438,9 +582,10 @@ class DesktopVM(vmrun.VM):
     """One boot of the desktop guest. Serial 0 (ttyS0) is the console the
     harness reads; serial 1 (ttyS1) carries commands to the guest's agent."""
 
-    def __init__(self, h, name, disk, initrd, append, limit):
+    def __init__(self, h, name, disk, initrd, append, limit, xfer=None):
         super().__init__(h, name, "desktop", disk)
         self.append = append
+        self.xfer = xfer
         self.initrd_path = initrd
         self.limit = limit
         self.cmdsock = h.work / f"cmd-{name}.sock"
@@ -485,6 +630,11 @@ class DesktopVM(vmrun.VM):
                 "-kernel", str(self.h.guest.kernel), "-initrd", str(self.initrd_path),
                 "-append", self.append,
                 "-drive", f"file={self.disk},format=raw,if=virtio,cache=unsafe",
+                *(["-drive", f"file={self.xfer},format=raw,if=none,id=xfer,cache=unsafe",
+                   # the last PCI slot: -drive if=virtio devices are made
+                   # after -device ones, and the root disk must stay vda
+                   "-device", "virtio-blk-pci,drive=xfer,serial=dmoxfer,addr=0x1f"]
+                  if self.xfer else []),
                 "-vga", "std", "-display", "none", "-nic", "none",
                 "-serial", "stdio", "-serial", f"unix:{self.cmdsock},server,nowait",
                 "-monitor", f"unix:{self.sock},server,nowait"]
@@ -889,9 +1039,9 @@ def watch_resume(h, vm, shots, label, after_counter, interval=0.6):
     return t_back, frames
 
 
-def new_disk(h, name):
+def new_disk(h, name, guest=None):
     disk = h.work / f"disk-{name}.img"
-    run(["cp", "--sparse=always", str(h.guest.disk), str(disk)])
+    run(["cp", "--sparse=always", str((guest or h.guest).disk), str(disk)])
     return disk
 
 
@@ -916,14 +1066,19 @@ class Harness:
         self.table = {}  # path -> {"cold": s, "hibernate": s, "resume": s}
         self.results = {}  # scenario -> (ok, detail)
         self.pair = {}  # state shared by the dormouse scenarios
+        self.bare = None  # the guest without dormouse (deb-* scenarios)
+        self.deb = None  # the package installed in the guest (--install deb)
+        self.old_deb = None  # an older version of it (deb-upgrade), built when needed
+        self.deb_state = {}  # deb-install's resumed session, which deb-remove continues
+        self.sh_n = 0
 
     def append(self, extra=""):
         return f"{APPEND} {extra} {self.args.append_extra}".strip()
 
-    def vm(self, name, disk, extra="", initrd=None, append=None):
+    def vm(self, name, disk, extra="", initrd=None, append=None, xfer=None):
         return DesktopVM(self, name, disk, initrd or self.guest.initrd,
                          append if append is not None else self.append(extra),
-                         T_DESKTOP + T_HIBERNATE + 300)
+                         T_DEB_VM if xfer else T_DESKTOP + T_HIBERNATE + 300, xfer)
 
 
 def check_can_hibernate(vm):
@@ -949,11 +1104,23 @@ def round_trip(h, name, shots, extra="", initrd=None, append=None, r=None):
     log(f"{name}: desktop on screen {r['cold']:.1f} s after power-on")
     r["whoami"] = ask(vm1, "whoami", r"VMTEST: MENU whoami (.*)", 60)[2].group(1)
     r["canhibernate"] = check_can_hibernate(vm1)
-    r["before"] = settle(vm1, shots, "1-before") or desk
+    return hibernate_and_resume(h, name, shots, vm1, r, extra=extra, initrd=initrd, append=append,
+                                desk=desk)
+
+
+def hibernate_and_resume(h, name, shots, vm1, r, extra="", initrd=None, append=None, desk=None,
+                         xfer=None, labels=("1", "2")):
+    """The second half of a round trip, from a desktop running in vm1 (on
+    r["disk"]): menu hibernate, power off, boot 2 with initrd, desktop
+    back."""
+    l1, l2 = labels
+    r["vm1"] = vm1
+    r["before"] = settle(vm1, shots, f"{l1}-before") or desk
     r["status1"] = status(vm1)
     cs = counters(vm1)
     r["counter_before"] = cs[-1][1] if cs else 0
-    t_call, frames, answer = menu_hibernate(h, vm1, shots, "1", interval=FAST)
+    r["lines1"] = len(vm1.lines)
+    t_call, frames, answer = menu_hibernate(h, vm1, shots, l1, interval=FAST)
     r["hib_frames"], r["answer"] = frames, answer
     r["t_call"] = t_call - vm1.start_t
     if vm1.exit_t is None:
@@ -969,9 +1136,9 @@ def round_trip(h, name, shots, extra="", initrd=None, append=None, r=None):
         f"{len(frames)} screendumps)")
     vm1.kill()
 
-    vm2 = h.vm(f"{name}-2", disk, extra, initrd, append).start()
+    vm2 = h.vm(f"{name}-2", r["disk"], extra, initrd, append, xfer).start()
     r["vm2"] = vm2
-    t_back, frames2 = watch_resume(h, vm2, shots, "2", r["counter_frozen"], interval=FAST)
+    t_back, frames2 = watch_resume(h, vm2, shots, l2, r["counter_frozen"], interval=FAST)
     r["res_frames"] = frames2
     if vm2.find_all(r"VMTEST: AGENT up"):
         raise Failure(f"{name}: boot 2 was a cold boot, the image was not restored\n{vm2.tail(25)}")
@@ -988,7 +1155,7 @@ def round_trip(h, name, shots, extra="", initrd=None, append=None, r=None):
                       f"{vm2.tail(25)}")
     r["resume"] = t_back
     log(f"{name}: client back {t_back:.1f} s after power-on")
-    r["after"] = settle(vm2, shots, "2-after")
+    r["after"] = settle(vm2, shots, f"{l2}-after")
     r["status2"] = status(vm2)
     cs = counters(vm2)
     r["counter_after"] = cs[0][1] if cs else None
@@ -1364,6 +1531,390 @@ def scenario_dracut(h):
     th = [f for f in r["res_frames"] if themed(f, h.theme)]
     return ", ".join([check_counter(r), check_hooks(r), f"{len(th)} themed resume frames"])
 
+# --------------------------------------------------------------------------
+# The Debian package in the running guest (deb-install, deb-remove,
+# deb-upgrade): the guest without dormouse, the .deb files on the transfer
+# disk, apt run by the agent, the rebuilt initramfs copied out for the next
+# boot.
+
+
+def guest_sh(h, vm, script, timeout=900.0):
+    """A shell command run as root by the guest's agent: (rc, output lines)."""
+    h.sh_n += 1
+    n = h.sh_n
+    since = len(vm.lines)
+    try:
+        vm.send(f"sh {n} " + base64.b64encode(script.encode()).decode())
+    except OSError as e:
+        raise Failure(f"{vm.name}: cannot reach the guest agent: {e}")
+    r = vm.wait_for(rf"VMTEST: SH {n} rc=(\d+)", timeout, since)
+    if r is None:
+        raise Failure(f"{vm.name}: `{script[:100]}` did not end within {timeout:.0f} s\n{vm.tail()}")
+    out = [m.group(1) for i, _, m in vm.find_all(rf"VMTEST: SH {n}: (.*)") if since <= i < r[0]]
+    return int(r[2].group(1)), out
+
+
+def sh_ok(h, vm, script, what, timeout=900.0):
+    rc, out = guest_sh(h, vm, script, timeout)
+    if rc != 0:
+        raise Failure(f"{what} failed in the guest (rc {rc}): " + " | ".join(out[-8:]))
+    return out
+
+
+def make_xfer(h, name, debs):
+    """The transfer disk: a tar of the .deb files, padded to XFER_SIZE."""
+    path = h.work / f"xfer-{name}.img"
+    with tarfile.open(path, "w", format=tarfile.GNU_FORMAT) as t:
+        for d in debs:
+            t.add(str(d), arcname=Path(d).name)
+    if path.stat().st_size >= XFER_INITRD_AT:
+        raise RuntimeError(f"the .deb files do not fit before {XFER_INITRD_AT >> 20} MiB")
+    with open(path, "r+b") as f:
+        f.truncate(XFER_SIZE)
+    return path
+
+
+def export_initrd(h, vm, name):
+    """The guest's /boot/initrd.img-KVER, as the guest's apt left it, copied
+    to the transfer disk and out of it (checked against the guest's
+    sha256): the next boot's -initrd. Returns (path, its mtime in the
+    guest)."""
+    out = sh_ok(h, vm, f'f=/boot/initrd.img-$(uname -r) && dd if="$f" of={XFER_DEV} bs=1M '
+                f'seek={XFER_INITRD_AT >> 20} conv=fsync status=none && '
+                f'echo "EXPORT $(stat -c %s "$f") $(sha256sum <"$f" | cut -c1-64) $(stat -c %Y "$f")"',
+                "copying the initramfs to the transfer disk", 300)
+    m = next((re.search(r"EXPORT (\d+) ([0-9a-f]{64}) (\d+)", l) for l in out if "EXPORT" in l), None)
+    if not m:
+        raise Failure(f"the guest did not say what it copied: {out[-4:]}")
+    size, digest = int(m.group(1)), m.group(2)
+    with open(vm.xfer, "rb") as f:
+        f.seek(XFER_INITRD_AT)
+        data = f.read(size)
+    if len(data) != size or hashlib.sha256(data).hexdigest() != digest:
+        raise Failure("the initramfs read from the transfer disk is not the guest's (sha256 differs)")
+    path = h.work / f"initrd-{name}.img"
+    path.write_bytes(data)
+    return path, int(m.group(3))
+
+
+def pkg_state(h, vm):
+    """What dpkg, systemd, the initramfs and /etc say about dormouse."""
+    out = sh_ok(h, vm, r"""
+k=$(uname -r)
+echo "PKG $(dpkg-query -W -f='${Status} ${Version}' dormouse 2>/dev/null)"
+echo "DROPIN $(systemctl show systemd-hibernate.service -p DropInPaths --value)"
+lsinitramfs /boot/initrd.img-$k >/tmp/dmo-lsinitramfs
+echo "INITRD $(grep -E '(^|/)bin/dormouse$|scripts/local-premount/dormouse$' /tmp/dmo-lsinitramfs | tr '\n' ' ')"
+echo "INITRDN $(grep -c dormouse /tmp/dmo-lsinitramfs)"
+echo "MTIME $(stat -c %Y /boot/initrd.img-$k)"
+echo "ETC $(ls -d /etc/dormouse.conf* /etc/dormouse /etc/dormouse/* 2>/dev/null | tr '\n' ' ')"
+echo "BIN $(command -v dormouse)"
+""", "asking dpkg, systemd and lsinitramfs", 300)
+    st = {}
+    for l in out:
+        k, _, v = l.partition(" ")
+        if k in ("PKG", "DROPIN", "INITRD", "INITRDN", "MTIME", "ETC", "BIN"):
+            st[k] = v.strip()
+    return st
+
+
+DROPIN = "/usr/lib/systemd/system/systemd-hibernate.service.d/dormouse.conf"
+
+
+def installed(st, version):
+    return st.get("PKG") == f"install ok installed {version}"
+
+
+def initrd_has_dormouse(st):
+    files = st.get("INITRD", "").split()
+    return (any(re.search(r"(^|/)bin/dormouse$", f) for f in files)
+            and "scripts/local-premount/dormouse" in files)
+
+
+def apt(h, vm, command, what):
+    """apt in the guest, with the initramfs-tools trigger expected:
+    (output, seconds)."""
+    t0 = time.monotonic()
+    rc, out = guest_sh(h, vm, command, 1500)
+    took = time.monotonic() - t0
+    log(f"{vm.name}: `{command}` rc {rc} in {took:.0f} s")
+    if rc != 0:
+        raise Failure(f"{what}: `{command}` failed (rc {rc}): " + " | ".join(out[-10:]))
+    if not any("update-initramfs" in l for l in out):
+        raise Failure(f"{what}: `{command}` did not run update-initramfs (the initramfs-tools "
+                      f"trigger): " + " | ".join(out[-10:]))
+    return out, took
+
+
+def deb_fresh_boot(h, name, shots, debs):
+    """A cold boot of the guest without dormouse, the .deb files on its
+    transfer disk, unpacked to /root/debs: (vm, r)."""
+    r = {"name": name, "disk": new_disk(h, name, h.bare), "xfer": make_xfer(h, name, debs)}
+    vm = h.vm(f"{name}-1", r["disk"], initrd=h.bare.initrd, xfer=r["xfer"]).start()
+    r["vm1"] = vm
+    r["cold"], r["desk"] = boot_to_desktop(h, vm, shots, "1")
+    st = pkg_state(h, vm)
+    if st.get("PKG") or initrd_has_dormouse(st) or st.get("BIN"):
+        raise Failure(f"the guest without dormouse has some of it: {st}")
+    sh_ok(h, vm, f"mkdir -p /root/debs && tar -xf {XFER_DEV} -C /root/debs && ls /root/debs",
+          "unpacking the .deb files from the transfer disk", 120)
+    return vm, r
+
+
+def dormouse_ran_since(r):
+    """The hibernate unit ran dormouse in this cycle (require_unit_ran_dormouse,
+    counting only the lines after the Hibernate call)."""
+    lines = [i for i, _, _ in r["vm1"].find_all(r"dormouse\[(\d+)\]: ") if i >= r["lines1"]]
+    if not lines and r.get("vm2"):
+        lines = r["vm2"].find_all(r"dormouse\[(\d+)\]: \[ *\d+%\] ")
+    return bool(lines)
+
+
+def check_dormouse_cycle(h, r, what):
+    """A hibernation by dormouse and a resume by dormouse's initramfs."""
+    problems = []
+    if r["rc1"] != 0:
+        problems.append(f"QEMU exited with {r['rc1']} after the hibernation, not a power-off")
+    if not dormouse_ran_since(r):
+        problems.append("no line from dormouse on the console: the hibernate unit did not run it")
+    th = [f for f in r["hib_frames"] if themed(f, h.theme)]
+    if len(th) < 2:
+        problems.append(f"no themed hibernate scene ({len(th)} themed of {len(r['hib_frames'])} frames)")
+    if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
+        problems.append("dormouse resume printed no progress on the console: was it the kernel's resume?")
+    try:
+        counter = check_counter(r)
+    except Failure as e:
+        problems.append(str(e))
+        counter = ""
+    if problems:
+        raise Failure(f"{what}: " + "; ".join(problems))
+    rth, _ = first_themed_stretch(r["res_frames"], h.theme)
+    return (f"{len(th)} themed hibernate frames, resumed by dormouse ({len(rth)} themed resume "
+            f"frames), {counter}")
+
+
+def require_deb(h):
+    if h.deb is None:
+        return "# SKIP the deb-* scenarios need --install deb (the default)"
+    return None
+
+
+def scenario_deb_install(h):
+    """8: on the guest without dormouse, "apt install ./dormouse_*.deb" and
+    nothing else: the running systemd takes dormouse's drop-in, the rebuilt
+    initramfs has dormouse; then Hibernate from the menu runs dormouse and
+    that initramfs resumes it."""
+    skip = require_deb(h)
+    if skip:
+        return skip
+    version = deb_version(h.deb)
+    shots = Shots(h, "deb-install")
+    try:
+        vm, r = deb_fresh_boot(h, "deb-install", shots, [h.deb])
+        out, took = apt(h, vm, f"cd /root/debs && apt install -y ./{h.deb.name}", "install")
+        st = pkg_state(h, vm)
+        problems = []
+        if not installed(st, version):
+            problems.append(f"dpkg says {st.get('PKG')!r}, not installed {version}")
+        if DROPIN not in st.get("DROPIN", "").split():
+            problems.append(f"the running systemd does not use dormouse's drop-in (drop-ins "
+                            f"{st.get('DROPIN')!r}): no daemon-reload?")
+        if not initrd_has_dormouse(st):
+            problems.append(f"the rebuilt initramfs has no dormouse ({st.get('INITRD')!r})")
+        if problems:
+            raise Failure("after apt install: " + "; ".join(problems))
+        initrd, _ = export_initrd(h, vm, "deb-install")
+        hibernate_and_resume(h, "deb-install", shots, vm, r, initrd=initrd, xfer=r["xfer"],
+                             desk=r["desk"])
+        detail = check_dormouse_cycle(h, r, "after apt install")
+        h.deb_state = {"vm": r["vm2"], "r": r}
+    finally:
+        shots.write_all()
+    return (f"apt install ./{h.deb.name} in the running guest ({took:.0f} s, the trigger rebuilt "
+            f"the initramfs), drop-in active, initramfs with dormouse; {detail}")
+
+
+def scenario_deb_remove(h):
+    """9: "apt remove dormouse" is refused while a dormouse image is on the
+    resume device (a hibernation by dormouse, then a boot that did not resume
+    it); then removed, the system hibernates and resumes with the kernel's
+    own path (drop-in gone, initramfs without dormouse); "apt purge" removes
+    the configuration and the keys and says so. Continues deb-install's
+    resumed session when there is one."""
+    skip = require_deb(h)
+    if skip:
+        return skip
+    shots = Shots(h, "deb-remove")
+    prev = h.deb_state
+    h.deb_state = {}
+    vm = prev.get("vm")
+    details = []
+    try:
+        if vm is None or vm.exit_t is not None:
+            vm, r0 = deb_fresh_boot(h, "deb-remove", shots, [h.deb])
+            apt(h, vm, f"cd /root/debs && apt install -y ./{h.deb.name}", "install")
+            details.append("(installed afresh: no session from deb-install)")
+        else:
+            r0 = prev["r"]
+        r = {"name": "deb-remove", "disk": r0["disk"], "xfer": r0["xfer"]}
+        # A saved session on the resume device while the system runs: the
+        # user's Hibernate(false) with dormouse, then a boot that does not
+        # resume it (as after starting another kernel: here the initramfs
+        # without dormouse, whose kernel resume finds no image of its own),
+        # with systemd.swap=0 (swapon would reinitialise the area: util-linux
+        # rewrites a hibernation signature it recognises). Removing dormouse
+        # now would strand that image: refused.
+        menu_hibernate(h, vm, shots, "img", interval=0.6)
+        if vm.exit_t is None:
+            raise Failure(f"Hibernate(false) with dormouse did not power off within {T_HIBERNATE:.0f} s "
+                          f"(to leave an image on /dev/vda2)\n{vm.tail()}")
+        vm.kill()
+        vm = h.vm("deb-remove-cold", r["disk"], "systemd.swap=0", initrd=h.bare.initrd,
+                  xfer=r["xfer"]).start()
+        boot_to_desktop(h, vm, shots, "cold")
+        info = sh_ok(h, vm, "dormouse info /dev/vda2", "dormouse info of the image on /dev/vda2", 120)
+        rc, out = guest_sh(h, vm, "apt remove -y dormouse", 600)
+        st = pkg_state(h, vm)
+        said = [l for l in out if l.startswith("dormouse:")]
+        if rc == 0 or not st.get("PKG", "").startswith("install ok installed"):
+            raise Failure(f"apt remove with an image on /dev/vda2 was not refused (rc {rc}, dpkg says "
+                          f"{st.get('PKG')!r}): " + " | ".join(out[-8:]))
+        if not any("NOT removed" in l for l in said):
+            raise Failure("apt remove was refused without saying why: " + " | ".join(out[-8:]))
+        details.append(f"a hibernation by dormouse left on /dev/vda2 by a boot that did not resume it "
+                       f"({'; '.join(' '.join(l.split()) for l in info[:2])[:120]}): remove refused "
+                       f"(\"{said[0][:90]}\")")
+        sh_ok(h, vm, f"mkswap -U {SWAP_UUID} -L dmoswap /dev/vda2 >/dev/null && swapon /dev/vda2",
+              "making /dev/vda2 swap again")
+        # Keys of its own, for the purge to remove.
+        sh_ok(h, vm, 'printf "vm passphrase\\n" >/root/pass && chmod 600 /root/pass && '
+              'dormouse keygen --key-file /root/pass >/dev/null && ls /etc/dormouse', "dormouse keygen")
+        # The removal.
+        out, took = apt(h, vm, "apt remove -y dormouse", "remove")
+        st = pkg_state(h, vm)
+        problems = []
+        if not st.get("PKG", "").startswith("deinstall ok config-files"):
+            problems.append(f"dpkg says {st.get('PKG')!r}, not config-files")
+        if "dormouse" in st.get("DROPIN", ""):
+            problems.append(f"the running systemd still has dormouse's drop-in ({st.get('DROPIN')!r})")
+        if st.get("INITRDN") != "0":
+            problems.append(f"lsinitramfs shows {st.get('INITRDN')} files named dormouse in the rebuilt "
+                            f"initramfs ({st.get('INITRD')!r})")
+        if st.get("BIN"):
+            problems.append(f"dormouse is still at {st.get('BIN')}")
+        if "/etc/dormouse.conf" not in st.get("ETC", "").split():
+            problems.append(f"remove took /etc/dormouse.conf (ETC: {st.get('ETC')!r})")
+        if problems:
+            raise Failure("after apt remove: " + "; ".join(problems))
+        details.append(f"removed in {took:.0f} s: drop-in gone, lsinitramfs shows no dormouse, "
+                       f"config kept")
+        initrd, _ = export_initrd(h, vm, "deb-remove")
+        # (the same command line as the boot it resumes)
+        hibernate_and_resume(h, "deb-remove", shots, vm, r, "systemd.swap=0", initrd=initrd,
+                             xfer=r["xfer"], labels=("3", "4"))
+        problems = []
+        if r["rc1"] != 0:
+            problems.append(f"QEMU exited with {r['rc1']} after the hibernation, not a power-off")
+        if dormouse_ran_since(r):
+            problems.append("dormouse ran the hibernation after its removal")
+        th = [f for f in r["hib_frames"] if themed(f, h.theme)]
+        if th:
+            problems.append(f"{len(th)} frames of dormouse's scene after its removal")
+        if r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
+            problems.append("dormouse resume ran after its removal")
+        try:
+            details.append("the kernel's hibernation and resume: " + check_counter(r))
+        except Failure as e:
+            problems.append(str(e))
+        if problems:
+            raise Failure("after apt remove: " + "; ".join(problems))
+        # The purge, in the resumed session.
+        vm2 = r["vm2"]
+        rc, out = guest_sh(h, vm2, "apt purge -y dormouse", 600)
+        st = pkg_state(h, vm2)
+        said = [l for l in out if re.search(r"dormouse: removed /etc/dormouse/|Purging configuration files for dormouse", l)]
+        problems = []
+        if rc != 0:
+            problems.append(f"apt purge failed (rc {rc}): " + " | ".join(out[-8:]))
+        if st.get("PKG"):
+            problems.append(f"dpkg still knows dormouse: {st.get('PKG')!r}")
+        if st.get("ETC"):
+            problems.append(f"left in /etc: {st.get('ETC')}")
+        if not any("secret.key" in l for l in said) or not any("Purging" in l for l in said):
+            problems.append("the purge did not say what it removed: " + " | ".join(out[-8:]))
+        if problems:
+            raise Failure("apt purge: " + "; ".join(problems))
+        details.append("purge: " + "; ".join(l.strip() for l in said))
+    finally:
+        shots.write_all()
+    return ", ".join(details)
+
+
+def scenario_deb_upgrade(h):
+    """10: an older version installed with apt on the guest without dormouse,
+    /etc/dormouse.conf changed, a hibernation by the old version resumed by
+    the new version's initramfs (the guest's, from its apt install of the
+    new .deb); then in the resumed session the upgrade with apt: the changed
+    conffile kept, the initramfs rebuilt with it; a hibernation by the new
+    version resumed by that initramfs."""
+    skip = require_deb(h)
+    if skip:
+        return skip
+    old, new = h.old_deb, h.deb
+    vold, vnew = deb_version(old), deb_version(new)
+    shots = Shots(h, "deb-upgrade")
+    details = []
+    try:
+        vm, r = deb_fresh_boot(h, "deb-upgrade", shots, [old, new])
+        apt(h, vm, f"cd /root/debs && apt install -y ./{old.name}", f"install {vold}")
+        st = pkg_state(h, vm)
+        if not installed(st, vold) or not initrd_has_dormouse(st):
+            raise Failure(f"after apt install ./{old.name}: {st}")
+        sh_ok(h, vm, "printf '\\n# changed by deb-upgrade\\ncompress = zstd\\n' >>/etc/dormouse.conf",
+              "changing /etc/dormouse.conf")
+        # An image written by the old version, read by the new one: the
+        # guest's own initramfs of the new version (apt install of NEW.deb
+        # in the same tree) resumes it.
+        if not h.guest.meta.get("initrd_has_dormouse"):
+            raise Failure("the guest's initramfs (the new version's) has no dormouse")
+        hibernate_and_resume(h, "deb-upgrade", shots, vm, r, initrd=h.guest.initrd, xfer=r["xfer"],
+                             desk=r["desk"])
+        details.append(f"image by {vold} resumed by {vnew}'s initramfs: "
+                       + check_dormouse_cycle(h, r, f"{vold}'s image, {vnew}'s initramfs"))
+        vm2 = r["vm2"]
+        before = pkg_state(h, vm2)
+        out, took = apt(h, vm2, f"cd /root/debs && apt install -y ./{new.name}", f"upgrade to {vnew}")
+        st = pkg_state(h, vm2)
+        problems = []
+        if not installed(st, vnew):
+            problems.append(f"dpkg says {st.get('PKG')!r}, not installed {vnew}")
+        if not int(st.get("MTIME") or 0) > int(before.get("MTIME") or 0):
+            problems.append(f"the initramfs was not rebuilt (mtime {before.get('MTIME')} -> {st.get('MTIME')})")
+        if not initrd_has_dormouse(st):
+            problems.append(f"the rebuilt initramfs has no dormouse ({st.get('INITRD')!r})")
+        rc, conf = guest_sh(h, vm2, "grep -x 'compress = zstd' /etc/dormouse.conf && "
+                            "! ls /etc/dormouse.conf.dpkg-* 2>/dev/null && "
+                            "d=$(mktemp -d) && unmkinitramfs /boot/initrd.img-$(uname -r) $d && "
+                            "{ cat $d/main/etc/dormouse.conf 2>/dev/null || cat $d/etc/dormouse.conf; } | "
+                            "grep -x 'compress = zstd' && echo INITRD-CONF ok; rm -rf \"$d\"", 600)
+        if not any("INITRD-CONF ok" in l for l in conf):
+            problems.append("the changed /etc/dormouse.conf was not kept, or left a .dpkg-* beside it, "
+                            "or is not in the new initramfs: " + " | ".join(conf[-6:]))
+        if problems:
+            raise Failure(f"after the upgrade to {vnew}: " + "; ".join(problems))
+        details.append(f"upgraded in {took:.0f} s: changed conffile kept (no .dpkg-*), initramfs "
+                       f"rebuilt (mtime +{int(st['MTIME']) - int(before['MTIME'])} s) with it")
+        initrd, _ = export_initrd(h, vm2, "deb-upgrade")
+        r2 = {"name": "deb-upgrade-new", "disk": r["disk"]}
+        hibernate_and_resume(h, "deb-upgrade-new", shots, vm2, r2, initrd=initrd, xfer=r["xfer"],
+                             labels=("3", "4"))
+        details.append(f"{vnew} hibernated and resumed by the upgraded initramfs: "
+                       + check_dormouse_cycle(h, r2, f"after the upgrade to {vnew}"))
+    finally:
+        shots.write_all()
+    return "; ".join(details)
+
 
 SCENARIOS = [
     ("kernel-path", scenario_kernel_path),
@@ -1373,7 +1924,11 @@ SCENARIOS = [
     ("esc", scenario_esc),
     ("swapfile", scenario_swapfile),
     ("dracut", scenario_dracut),
+    ("deb-install", scenario_deb_install),
+    ("deb-remove", scenario_deb_remove),
+    ("deb-upgrade", scenario_deb_upgrade),
 ]
+DEB_SCENARIOS = ("deb-install", "deb-remove", "deb-upgrade")
 
 
 def print_table(h):
@@ -1410,6 +1965,16 @@ def main():
                     help="extra kernel command line for every boot")
     ap.add_argument("--suite", choices=vmrun.SUITES, default=vmrun.DEFAULT_SUITE,
                     help="the guest's Debian release (default: $DMO_VM_SUITE or trixie)")
+    ap.add_argument("--install", choices=["deb", "make"], default="deb",
+                    help="how dormouse gets into the guest: apt install of the package built by "
+                    "tools/build-deb (the default), or make install DESTDIR= of --builddir (a quicker "
+                    "loop while developing; the deb-* scenarios are skipped)")
+    ap.add_argument("--deb", help="install this dormouse_*.deb instead of building one")
+    ap.add_argument("--old-deb", help="the older version for deb-upgrade (default: built with "
+                    f"tools/build-deb --version VERSION{OLD_VERSION_SUFFIX})")
+    ap.add_argument("--with-deb-scenarios", action="store_true",
+                    help="also deb-install, deb-remove and deb-upgrade (about 17 min under TCG: each apt "
+                    "run rebuilds the initramfs in the guest; make check-vm-desktop-deb runs them alone)")
     args = ap.parse_args()
     global SUITE, CACHE
     SUITE, CACHE = args.suite, CACHE_ROOT / args.suite
@@ -1420,9 +1985,11 @@ def main():
 
     t_all = time.monotonic()
     h = Harness(args)
-    # The dracut scenario needs the dracut initramfs, built only with --dracut
-    # (it is slow: the full set).
-    names = args.scenario or [n for n, _ in SCENARIOS if n != "dracut" or args.dracut]
+    # The dracut scenario needs the dracut initramfs, built only with
+    # --dracut (it is slow: the full set); the deb-* scenarios take as long as
+    # the rest together several times over.
+    names = args.scenario or [n for n, _ in SCENARIOS if (n != "dracut" or args.dracut)
+                              and (n not in DEB_SCENARIOS or args.with_deb_scenarios)]
     passed = failed = 0
     try:
         if os.geteuid() != 0:
@@ -1431,19 +1998,38 @@ def main():
             if not shutil.which(tool):
                 raise RuntimeError(f"{tool} is missing (tools/packages lists the host packages)")
         log(f"guest: Debian {SUITE}")
-        stage = build_dormouse(args.builddir, args.source)
-        h.guest = build_guest(Path(args.builddir).resolve(), stage, dracut=args.dracut)
+        if args.install == "deb":
+            h.deb = (Path(args.deb).resolve() if args.deb
+                     else build_deb(args.builddir, args.source))
+            install = ("deb", h.deb)
+            if "deb-upgrade" in names:
+                h.old_deb = (Path(args.old_deb).resolve() if args.old_deb
+                             else build_deb(args.builddir, args.source,
+                                            version=deb_version(h.deb) + OLD_VERSION_SUFFIX))
+        else:
+            install = ("make", build_dormouse(args.builddir, args.source))
+        want_bare = args.install == "deb" and any(n in DEB_SCENARIOS for n in names)
+        h.guest, h.bare = build_guest(Path(args.builddir).resolve(), install, dracut=args.dracut,
+                                      bare=want_bare)
         log(f"guest {h.guest.dir} ({h.guest.meta['kver']}); setup {time.monotonic() - t_all:.0f} s; "
             f"work dir {h.work}")
         if args.build_only:
             print(f"guest ready: {h.guest.dir}")
             return 0
 
+        done = []
+
         def kill_but_the_resumed_session():
-            # esc continues in the session that scenario 3 resumed
-            keep = (h.pair.get("dormouse") or {}).get("vm2")
+            # esc continues in the session that scenario 3 resumed, while
+            # esc is still to come; deb-remove in the one deb-install
+            # resumed. Every other guest goes (two cores: an idle desktop
+            # under TCG still takes CPU).
+            done.append(names[len(done)])
+            keep = [h.deb_state.get("vm")]
+            if "esc" in names[len(done):]:
+                keep.append((h.pair.get("dormouse") or {}).get("vm2"))
             for vm in list(vmrun.ALL_VMS):
-                if vm is not keep:
+                if vm not in keep:
                     vm.kill()
 
         p, f = vmrun.play(h, names, SCENARIOS, kill_but_the_resumed_session, digits=0)
