@@ -10,18 +10,13 @@ srcdir=${DMO_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 builddir=${DMO_BUILDDIR:-$(pwd)}
 . "$srcdir/tests/tap.sh"
 
-prog="$builddir/dormouse"
-if [ ! -x "$prog" ]; then
-	echo "1..0 # SKIP the dormouse program is not built"
+require_dormouse
+require_mkswap
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "1..0 # SKIP python3 is not installed"
 	exit 0
 fi
-mkswap=$(command -v mkswap || command -v /sbin/mkswap || command -v /usr/sbin/mkswap)
-if [ -z "$mkswap" ] || ! command -v python3 >/dev/null 2>&1; then
-	echo "1..0 # SKIP mkswap (util-linux) or python3 is not installed"
-	exit 0
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cli-efi.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT INT TERM
+scratch cli-efi
 export LANG=C LANGUAGE=
 
 swap="$tmp/swap"

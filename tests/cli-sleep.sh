@@ -13,18 +13,9 @@ srcdir=${DMO_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 builddir=${DMO_BUILDDIR:-$(pwd)}
 . "$srcdir/tests/tap.sh"
 
-prog="$builddir/dormouse"
-if [ ! -x "$prog" ]; then
-	echo "1..0 # SKIP the dormouse program is not built"
-	exit 0
-fi
-mkswap=$(command -v mkswap || command -v /sbin/mkswap || command -v /usr/sbin/mkswap)
-if [ -z "$mkswap" ]; then
-	echo "1..0 # SKIP mkswap (util-linux) is not installed"
-	exit 0
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cli-sleep.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT INT TERM
+require_dormouse
+require_mkswap
+scratch cli-sleep
 export LANG=C LANGUAGE=
 
 swap="$tmp/swap"
