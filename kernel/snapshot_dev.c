@@ -456,24 +456,65 @@ static void set_detail(char *detail, size_t len, const char *s, size_t n)
         detail[n] = '\0';
 }
 
+/* The word of the command line that starts with key ("nohibernate",
+ * "lockdown="), its length in *n; NULL when there is none. */
+static const char *cmdline_word(const char *line, const char *key, size_t *n)
+{
+        size_t k = strlen(key);
+        for (const char *p = line; *p;) {
+                p += strspn(p, " \t\n");
+                size_t w = strcspn(p, " \t\n");
+                if (w >= k && strncmp(p, key, k) == 0 && (key[k - 1] == '=' || w == k)) {
+                        *n = w;
+                        return p;
+                }
+                p += w;
+        }
+        return NULL;
+}
+
+/* /sys/power/disk says [disabled] and securityfs could not tell (not
+ * mounted: an initramfs, a minimal system): the command line can. Without
+ * nohibernate or hibernate=no there, what disabled it is lockdown, from
+ * lockdown= or, with nothing there, from Secure Boot. */
+static int disabled_by(const char *sysfs_root, char *detail, size_t len)
+{
+        char line[4096];
+        size_t n;
+        if (read_small(sysfs_root, "/proc/cmdline", line, sizeof(line)) < 0)
+                return DMO_HIB_DISABLED;
+        const char *w;
+        if (cmdline_word(line, "nohibernate", &n) ||
+            ((w = cmdline_word(line, "hibernate=", &n)) && n == strlen("hibernate=no") &&
+             strncmp(w, "hibernate=no", n) == 0))
+                return DMO_HIB_DISABLED;
+        if ((w = cmdline_word(line, "lockdown=", &n)))
+                set_detail(detail, len, w + strlen("lockdown="), n - strlen("lockdown="));
+        else
+                set_detail(detail, len, "Secure Boot", strlen("Secure Boot"));
+        return DMO_HIB_LOCKDOWN;
+}
+
 int dmo_hibernation_disabled_reason(const char *sysfs_root, char *detail, size_t len)
 {
         char buf[256];
         set_detail(detail, len, "", 0);
 
         /* "none integrity [confidentiality]": the bracketed word is in force. */
+        bool lockdown_known = false;
         if (read_small(sysfs_root, "/sys/kernel/security/lockdown", buf, sizeof(buf)) == 0) {
                 char *open_b = strchr(buf, '['), *close_b = open_b ? strchr(open_b, ']') : NULL;
                 if (open_b && close_b && strncmp(open_b + 1, "none]", 5) != 0) {
                         set_detail(detail, len, open_b + 1, (size_t)(close_b - open_b - 1));
                         return DMO_HIB_LOCKDOWN;
                 }
+                lockdown_known = open_b && close_b;
         }
         int r = read_small(sysfs_root, "/sys/power/disk", buf, sizeof(buf));
         if (r == -ENOENT)
                 return DMO_HIB_NOT_BUILT;
         if (r == 0 && strstr(buf, "[disabled]"))
-                return DMO_HIB_DISABLED;
+                return lockdown_known ? DMO_HIB_DISABLED : disabled_by(sysfs_root, detail, len);
         if (geteuid() != 0)
                 return DMO_HIB_NOT_PRIVILEGED;
         return DMO_HIB_UNKNOWN;

@@ -132,6 +132,31 @@ static void test_eperm_reasons_come_from_sysfs(void)
         REQUIRE(root);
         CHECK_INT(dmo_hibernation_disabled_reason(root, NULL, 0), ==, DMO_HIB_DISABLED);
 
+        /* securityfs not mounted (an initramfs): the command line tells
+         * nohibernate from lockdown, and from Secure Boot's lockdown. */
+        root = fake_tree("cmd-lockdown", NULL, "[disabled]");
+        REQUIRE(root);
+        REQUIRE(dmo_test_sh("mkdir -p '%s/proc' && echo 'ro lockdown=integrity quiet' > "
+                            "'%s/proc/cmdline'",
+                            root, root) == 0);
+        CHECK_INT(dmo_hibernation_disabled_reason(root, detail, sizeof(detail)), ==,
+                  DMO_HIB_LOCKDOWN);
+        CHECK(strcmp(detail, "integrity") == 0);
+        REQUIRE(dmo_test_sh("echo 'ro quiet' > '%s/proc/cmdline'", root) == 0);
+        CHECK_INT(dmo_hibernation_disabled_reason(root, detail, sizeof(detail)), ==,
+                  DMO_HIB_LOCKDOWN);
+        CHECK(strcmp(detail, "Secure Boot") == 0);
+        REQUIRE(dmo_test_sh("echo 'ro nohibernate' > '%s/proc/cmdline'", root) == 0);
+        CHECK_INT(dmo_hibernation_disabled_reason(root, detail, sizeof(detail)), ==,
+                  DMO_HIB_DISABLED);
+        REQUIRE(dmo_test_sh("echo 'hibernate=no ro' > '%s/proc/cmdline'", root) == 0);
+        CHECK_INT(dmo_hibernation_disabled_reason(root, detail, sizeof(detail)), ==,
+                  DMO_HIB_DISABLED);
+        REQUIRE(dmo_test_sh("echo 'hibernate=nocompress nohibernated' > '%s/proc/cmdline'", root) ==
+                0);
+        CHECK_INT(dmo_hibernation_disabled_reason(root, detail, sizeof(detail)), ==,
+                  DMO_HIB_LOCKDOWN);
+
         root = fake_tree("nohib-config", NULL, NULL);
         REQUIRE(root);
         CHECK_INT(dmo_hibernation_disabled_reason(root, NULL, 0), ==, DMO_HIB_NOT_BUILT);

@@ -2282,6 +2282,45 @@ def scenario_sth_early_wake(h):
     return "woken by the person before the alarm: back to the session, no image written"
 
 
+def hibernate_refused(h, name, append, want_rc, sentence):
+    """Boot 1 whose dormouse hibernate must refuse before the freeze: exit
+    want_rc, the sentence on the console, nothing frozen, the workload on,
+    no image on the disk."""
+    h.need_dormouse()
+    disk = h.new_disk(name)
+    res = dormouse_boot1(h, f"{name}-1", disk, append)
+    vm = res["vm"]
+    said = vm.find_all(sentence)
+    if res["rc"] != want_rc or not said:
+        raise Failure(f"{name}: dormouse hibernate rc={res['rc']} (expected {want_rc}), "
+                      f"{'with' if said else 'without'} the sentence; serial log {vm.logpath}:\n"
+                      f"{vm.tail(20)}")
+    if vm.find_all(r"Freezing user space processes"):
+        raise Failure(f"{name}: the kernel froze user space before the refusal")
+    if not vm.find_all(r"VMTEST: WORKLOAD ok"):
+        raise Failure(f"{name}: the workload's verdict after the refusal is not ok")
+    if image_status(h, disk)[0] == "image":
+        raise Failure(f"{name}: an image was written although hibernate refused")
+    return said[0][2].group(0)
+
+
+def scenario_lockdown(h):
+    """lockdown=integrity stands in for Secure Boot: the kernel refuses
+    /dev/snapshot; dormouse must say so before anything is frozen."""
+    said = hibernate_refused(h, "lockdown", "lockdown=integrity", 6,
+                             r"the kernel is locked down \(.*integrity.*\), which forbids "
+                             r"hibernation")
+    return f"refused before the freeze (exit 6), workload on: \"{said}\""
+
+
+def scenario_stale_offset(h):
+    """resume_offset= left on the command line for a swap area that starts
+    at page 0: no active swap area starts where the image would go."""
+    said = hibernate_refused(h, "stale", "resume_offset=30721", 2,
+                             r"no active swap area starts at page 30721 of /dev/vda")
+    return f"refused before the freeze (exit 2), workload on: \"{said}\""
+
+
 def scenario_no_resume_arg(h):
     """Nothing names a resume device (no resume=, no --resume-device, no
     config): on OVMF with persistent variables, hibernate picks the active
@@ -2347,6 +2386,8 @@ SCENARIOS = [
     ("suspend-then-hibernate", scenario_suspend_then_hibernate),
     ("sth-early-wake", scenario_sth_early_wake),
     ("no-resume-arg", scenario_no_resume_arg),
+    ("lockdown", scenario_lockdown),
+    ("stale-offset", scenario_stale_offset),
 ]
 
 
