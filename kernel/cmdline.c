@@ -58,6 +58,9 @@ static int apply(struct dmo_cmdline *out, const char *param, const char *val)
                 out->noresume = true;
         } else if (strcmp(param, "nohibernate") == 0 && !val) {
                 out->nohibernate = true;
+        } else if (strcmp(param, "lockdown") == 0 && val) {
+                /* Not ours to judge: kept as said, cut to fit (it is only shown). */
+                snprintf(out->lockdown, sizeof(out->lockdown), "%s", val);
         } else if (strcmp(param, "resumewait") == 0 && !val) {
                 out->resumewait = true;
         } else if (strcmp(param, "hibernate") == 0 && val) {

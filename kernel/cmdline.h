@@ -28,6 +28,7 @@ struct dmo_cmdline {
         bool noresume;    /* noresume or hibernate=noresume */
         bool nohibernate; /* nohibernate or hibernate=no: no resume either */
         bool resumewait;
+        char lockdown[16]; /* lockdown=integrity|confidentiality; "" when absent */
         bool has_resumedelay;
         uint32_t resumedelay; /* seconds */
         char bad_param[32];   /* on -EINVAL: the parameter whose value was wrong */

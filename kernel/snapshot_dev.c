@@ -15,6 +15,7 @@
 
 #include "kernel/blockdev.h"
 #include "kernel/boot_stage.h"
+#include "kernel/cmdline.h"
 #include "kernel/zoneinfo.h"
 #include "util/cleanup.h"
 
@@ -456,42 +457,23 @@ static void set_detail(char *detail, size_t len, const char *s, size_t n)
         detail[n] = '\0';
 }
 
-/* The word of the command line that starts with key ("nohibernate",
- * "lockdown="), its length in *n; NULL when there is none. */
-static const char *cmdline_word(const char *line, const char *key, size_t *n)
-{
-        size_t k = strlen(key);
-        for (const char *p = line; *p;) {
-                p += strspn(p, " \t\n");
-                size_t w = strcspn(p, " \t\n");
-                if (w >= k && strncmp(p, key, k) == 0 && (key[k - 1] == '=' || w == k)) {
-                        *n = w;
-                        return p;
-                }
-                p += w;
-        }
-        return NULL;
-}
-
 /* /sys/power/disk says [disabled] and securityfs could not tell (not
  * mounted: an initramfs, a minimal system): the command line can. Without
  * nohibernate or hibernate=no there, what disabled it is lockdown, from
  * lockdown= or, with nothing there, from Secure Boot. */
 static int disabled_by(const char *sysfs_root, char *detail, size_t len)
 {
-        char line[4096];
-        size_t n;
+        char line[DMO_CMDLINE_MAX + 1];
+        struct dmo_cmdline cl;
         if (read_small(sysfs_root, "/proc/cmdline", line, sizeof(line)) < 0)
                 return DMO_HIB_DISABLED;
-        const char *w;
-        if (cmdline_word(line, "nohibernate", &n) ||
-            ((w = cmdline_word(line, "hibernate=", &n)) && n == strlen("hibernate=no") &&
-             strncmp(w, "hibernate=no", n) == 0))
+        /* A malformed value of another parameter keeps what came before it;
+         * this is only a reason to show. */
+        (void)dmo_cmdline_parse(line, &cl);
+        if (cl.nohibernate)
                 return DMO_HIB_DISABLED;
-        if ((w = cmdline_word(line, "lockdown=", &n)))
-                set_detail(detail, len, w + strlen("lockdown="), n - strlen("lockdown="));
-        else
-                set_detail(detail, len, "Secure Boot", strlen("Secure Boot"));
+        const char *who = cl.lockdown[0] ? cl.lockdown : "Secure Boot";
+        set_detail(detail, len, who, strlen(who));
         return DMO_HIB_LOCKDOWN;
 }
 

@@ -95,6 +95,21 @@ static void test_malformed_values_name_the_parameter(void)
         CHECK_INT(dmo_cmdline_parse(NULL, &c), ==, -EINVAL);
 }
 
+/* lockdown= is kept as said (hibernate names it when the kernel refuses),
+ * the last one winning, cut to its field. */
+static void test_lockdown_is_kept_as_said(void)
+{
+        struct dmo_cmdline c;
+        CHECK_INT(dmo_cmdline_parse("ro lockdown=integrity quiet", &c), ==, 0);
+        CHECK(strcmp(c.lockdown, "integrity") == 0);
+        CHECK_INT(dmo_cmdline_parse("lockdown=integrity \"lockdown=confidentiality\"", &c), ==, 0);
+        CHECK(strcmp(c.lockdown, "confidentiality") == 0);
+        CHECK_INT(dmo_cmdline_parse("lockdown", &c), ==, 0);
+        CHECK(c.lockdown[0] == '\0');
+        CHECK_INT(dmo_cmdline_parse("lockdown=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", &c), ==, 0);
+        CHECK_INT(strlen(c.lockdown), ==, sizeof(c.lockdown) - 1);
+}
+
 static void test_resume_specs_are_classified(void)
 {
         static const struct {
@@ -222,5 +237,5 @@ static void test_waiting_for_a_device(void)
 }
 
 DMO_TEST_MAIN(T(test_resume_parameters_table), T(test_malformed_values_name_the_parameter),
-              T(test_resume_specs_are_classified), T(test_resolution_against_a_fake_tree),
-              T(test_waiting_for_a_device))
+              T(test_lockdown_is_kept_as_said), T(test_resume_specs_are_classified),
+              T(test_resolution_against_a_fake_tree), T(test_waiting_for_a_device))
