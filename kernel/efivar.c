@@ -10,6 +10,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "util/small_file.h"
+
 #define EFI_VARIABLE_NON_VOLATILE       0x1u
 #define EFI_VARIABLE_BOOTSERVICE_ACCESS 0x2u
 #define EFI_VARIABLE_RUNTIME_ACCESS     0x4u
@@ -41,21 +43,13 @@ int dmo_efivar_read_string(const char *dir, const char *name, const char *vendor
                            size_t len)
 {
         char path[4096];
-        uint8_t raw[4 + VALUE_MAX];
+        uint8_t raw[4 + VALUE_MAX + 1]; /* and the NUL dmo_read_small_file adds */
         int r = var_path(dir, name, vendor, path, sizeof(path));
         if (r < 0)
                 return r;
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        ssize_t n;
-        do
-                n = read(fd, raw, sizeof(raw));
-        while (n < 0 && errno == EINTR);
-        r = n < 0 ? -errno : 0;
-        close(fd);
-        if (r < 0)
-                return r;
+        ssize_t n = dmo_read_small_file(path, (char *)raw, sizeof(raw));
+        if (n < 0)
+                return (int)n;
         return dmo_efivar_decode_string(raw, (size_t)n, buf, len);
 }
 

@@ -4,9 +4,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "util/parse.h"
 #include "util/small_file.h"
 
 /* The first line of DIR/NAME/FILE without its newline; false when absent
@@ -20,17 +20,6 @@ static bool read_attr(const char *dir, const char *name, const char *file, char 
                 return false;
         buf[strcspn(buf, "\n")] = '\0';
         return buf[0] != '\0';
-}
-
-/* A capacity in percent, 0 to 100; -1 when it is not one. */
-static int parse_percent(const char *s)
-{
-        char *end;
-        errno = 0;
-        long v = strtol(s, &end, 10);
-        if (errno || end == s || *end != '\0' || v < 0 || v > 100)
-                return -1;
-        return (int)v;
 }
 
 static void add_supply(const char *dir, const char *name, struct dmo_power_state *s,
@@ -47,10 +36,10 @@ static void add_supply(const char *dir, const char *name, struct dmo_power_state
                 if (read_attr(dir, name, "status", buf, sizeof(buf)) &&
                     strcmp(buf, "Discharging") == 0)
                         s->discharging++;
-                int pct =
-                    read_attr(dir, name, "capacity", buf, sizeof(buf)) ? parse_percent(buf) : -1;
-                if (pct > s->fullest_percent)
-                        s->fullest_percent = pct;
+                unsigned pct;
+                if (read_attr(dir, name, "capacity", buf, sizeof(buf)) &&
+                    dmo_parse_unsigned(buf, 0, 100, &pct) == 0 && (int)pct > s->fullest_percent)
+                        s->fullest_percent = (int)pct;
                 return;
         }
         if (!read_attr(dir, name, "online", buf, sizeof(buf)))
