@@ -31,6 +31,11 @@ common="--kernel sim --sim-size 4M --splash none --config $tmp/dormouse.conf --c
 # The variable's text: efivarfs's attribute word, then UTF-16LE.
 var_text() { python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(d[4:].decode("utf-16-le").rstrip("\0"))' "$1"; }
 put_var() { python3 -c 'import sys,struct; open(sys.argv[1],"wb").write(struct.pack("<I",7)+sys.argv[2].encode("utf-16-le")+b"\0\0")' "$1" "$2"; }
+# dormouse resume with nothing named but the stand-in efivarfs: $rc, $tmp/err.
+resume_efi() {
+	"$prog" resume $common --efivars "$tmp/efivars" 2>"$tmp/err"
+	rc=$?
+}
 os_id=$(sed -n 's/^ID=//p' /etc/os-release 2>/dev/null | tr -d '"')
 
 "$prog" hibernate $common --sim-proc "$tmp/proc" --efivars "$tmp/efivars" 2>"$tmp/err"
@@ -45,8 +50,7 @@ check "HibernateLocation holds systemd's JSON: the swap area's UUID, page 0 ($te
 check "and this installation's os-release ID" \
 	sh -c 'printf "%s" "$1" | grep -q "\"osReleaseId\":\"$2\""' sh "$text" "$os_id"
 
-"$prog" resume $common --efivars "$tmp/efivars" 2>"$tmp/err"
-rc=$?
+resume_efi
 check "resume with nothing named looks where HibernateLocation says (UUID=$uuid)" \
 	grep -q "resume device UUID=$uuid not found (waited for it)" "$tmp/err"
 check "and, the device not there, the boot goes on (exit 1)" test "$rc" = 1
@@ -54,8 +58,7 @@ check "the variable stays while its image was not found" test -e "$var"
 
 # Another installation's variable is left alone.
 put_var "$var" "{\"uuid\":\"$uuid\",\"offset\":0,\"osReleaseId\":\"not-$os_id\"}"
-"$prog" resume $common --efivars "$tmp/efivars" 2>"$tmp/err"
-rc=$?
+resume_efi
 check "another installation's HibernateLocation: said, and not used" \
 	grep -q "names an image of another installation (not-$os_id" "$tmp/err"
 check "then nothing names a device (exit 2)" test "$rc" = 2
@@ -63,7 +66,7 @@ check "and its variable stays" test -e "$var"
 
 # Garbage in the variable: said, nothing else happens.
 put_var "$var" "{\"uuid\":\"$uuid\",\"offset\":-3}"
-"$prog" resume $common --efivars "$tmp/efivars" 2>"$tmp/err"
+resume_efi
 check "a malformed HibernateLocation: said as unreadable" grep -q "HibernateLocation in .* cannot be read" "$tmp/err"
 
 # Not booted through EFI (no efivarfs): nothing is picked; the old sentence.
