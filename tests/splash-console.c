@@ -27,13 +27,17 @@ struct call {
 };
 
 /* A VT layer: `active` shows, VT_OPENQRY answers `free_vt` (or fails),
- * VT_ACTIVATE switches at once unless `stuck`. */
+ * VT_ACTIVATE switches at once unless `stuck`. As the kernel does, a switch
+ * away from our VT (vt_fd) in graphics mode is ignored in VT_AUTO mode and
+ * waits for VT_RELDISP in VT_PROCESS mode. */
 struct fake_vt {
         int active;
         int free_vt; /* <= 0: VT_OPENQRY fails */
         bool stuck;  /* the session never lets go (switches never happen) */
         int mode[64];
-        int vt_fd; /* the fd the console opened for the VT, learnt from KDGETMODE */
+        int vt_mode[64]; /* VT_AUTO (0) or VT_PROCESS, by fd */
+        int pending;     /* a switch waiting for VT_RELDISP, 0: none */
+        int vt_fd;       /* the fd the console opened for the VT, set by the test */
         struct call calls[MAX_CALLS];
         int n;
 };
@@ -60,8 +64,27 @@ static int fake_ioctl(void *ctx, int fd, unsigned long req, unsigned long arg)
                 *(int *)arg = v->free_vt;
                 return 0;
         case VT_ACTIVATE:
-                if (!v->stuck)
-                        v->active = (int)arg;
+                if (v->stuck)
+                        return 0;
+                if (v->vt_fd >= 0 && v->active == v->free_vt && v->mode[v->vt_fd] == KD_GRAPHICS) {
+                        if (v->vt_mode[v->vt_fd] == VT_PROCESS)
+                                v->pending = (int)arg;
+                        return 0; /* VT_AUTO: ignored, and the ioctl still succeeds */
+                }
+                v->active = (int)arg;
+                return 0;
+        case VT_SETMODE:
+                if (fd < 64)
+                        v->vt_mode[fd] = ((struct vt_mode *)arg)->mode;
+                v->pending = 0;
+                return 0;
+        case VT_RELDISP:
+                if (fd >= 64 || v->vt_mode[fd] != VT_PROCESS || !v->pending || arg != 1) {
+                        errno = EINVAL;
+                        return -1;
+                }
+                v->active = v->pending;
+                v->pending = 0;
                 return 0;
         case VT_DISALLOCATE:
                 return 0;
@@ -215,7 +238,7 @@ static void test_activation_that_never_happens_times_out_and_undoes(void)
         rig_free(&g);
 }
 
-static void test_switch_graphics_and_restore_in_reverse_order(void)
+static void test_switch_graphics_and_back_before_text_mode(void)
 {
         struct rig g;
         REQUIRE(rig_init(&g));
@@ -241,8 +264,16 @@ static void test_switch_graphics_and_restore_in_reverse_order(void)
         int text = find(&g.vt, before_free, KDSETMODE, KD_TEXT);
         int back = find(&g.vt, before_free, VT_ACTIVATE, 2);
         int gone = find(&g.vt, before_free, VT_DISALLOCATE, 7);
-        CHECK(text >= 0 && back > text && gone > back);
-        CHECK_INT(g.vt.active, ==, 2); /* the desktop has its screen back */
+        /* The switch back first, while our VT is still in graphics mode:
+         * text mode on the VT shown is a redraw of the empty console. The
+         * kernel only lets a VT in graphics mode go in VT_PROCESS mode, and
+         * only once released; VT_AUTO again before text mode. */
+        int released = find(&g.vt, before_free, VT_RELDISP, 1);
+        CHECK(back >= 0 && released > back && text > released && gone > text);
+        CHECK_INT(g.vt.vt_mode[fd], ==, VT_AUTO);
+        REQUIRE(text >= 0);
+        CHECK_INT(g.vt.calls[text].fd, ==, fd); /* ours, no longer shown */
+        CHECK_INT(g.vt.active, ==, 2);          /* the desktop has its screen back */
         /* Deallocated only once nobody has it open. */
         REQUIRE(gone >= 0);
         CHECK(!g.vt.calls[gone].vt_fd_open);
@@ -260,6 +291,7 @@ static void test_graphics_before_the_switch_when_a_screen_will_draw(void)
         struct dmo_console *c;
         REQUIRE(dmo_console_new(&g.p, &c) == 0);
         int fd = dmo_console_fd(c);
+        g.vt.vt_fd = fd;
         int set = find(&g.vt, 0, KDSETMODE, KD_GRAPHICS);
         int shown = find(&g.vt, 0, VT_ACTIVATE, 7);
         CHECK(set >= 0 && shown > set);
@@ -272,7 +304,30 @@ static void test_graphics_before_the_switch_when_a_screen_will_draw(void)
         dmo_console_free(c);
         int text = find(&g.vt, before_free, KDSETMODE, KD_TEXT);
         int back = find(&g.vt, before_free, VT_ACTIVATE, 2);
-        CHECK(text >= 0 && back > text);
+        CHECK(back >= 0 && text > back);
+        rig_free(&g);
+}
+
+/* The desktop's VT does not come back (its session is gone, the switch
+ * times out): the console's text mode is restored anyway, so the VT left
+ * on screen shows its text, not a picture nobody updates. */
+static void test_a_switch_back_that_fails_still_restores_text_mode(void)
+{
+        struct rig g;
+        REQUIRE(rig_init(&g));
+        g.p.graphics_at_switch = true;
+        struct dmo_console *c;
+        REQUIRE(dmo_console_new(&g.p, &c) == 0);
+        g.vt.vt_fd = dmo_console_fd(c);
+        g.vt.stuck = true;
+        int before_free = g.vt.n;
+        dmo_console_free(c); /* returns: the switch is bounded by activate_ms */
+        int back = find(&g.vt, before_free, VT_ACTIVATE, 2);
+        int text = find(&g.vt, before_free, KDSETMODE, KD_TEXT);
+        CHECK(back >= 0 && text > back);
+        /* Then the plain switch from text mode, tried once more. */
+        CHECK(find(&g.vt, text, VT_ACTIVATE, 2) > text);
+        CHECK_INT(g.vt.active, ==, 7);
         rig_free(&g);
 }
 
@@ -383,10 +438,11 @@ DMO_TEST_MAIN(T(test_no_tty0_is_enoent_and_changes_nothing),
               T(test_a_terminal_that_is_not_a_vt_is_enotty),
               T(test_no_free_vt_is_ebusy_and_nothing_switches),
               T(test_activation_that_never_happens_times_out_and_undoes),
-              T(test_switch_graphics_and_restore_in_reverse_order),
+              T(test_switch_graphics_and_back_before_text_mode),
               T(test_graphics_before_the_switch_when_a_screen_will_draw),
               T(test_text_again_when_no_screen_draws),
               T(test_without_switch_graphics_goes_to_the_active_vt),
               T(test_a_vt_found_in_graphics_mode_is_told_and_kept_so),
               T(test_a_vt_found_in_text_mode_is_not_a_picture_to_continue),
+              T(test_a_switch_back_that_fails_still_restores_text_mode),
               T(test_retain_leaves_the_vt_shown_in_graphics_mode))

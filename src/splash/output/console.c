@@ -105,6 +105,41 @@ static int set_graphics_on(struct dmo_console *c, int fd)
         return 0;
 }
 
+/* Back to the desktop's VT with ours still in graphics mode. The kernel
+ * ignores a switch away from a VT in graphics mode unless that VT is in
+ * VT_PROCESS mode, where the switch waits for the VT's owner to release it:
+ * ours, with no signals (relsig 0 only checks that we exist), released by
+ * VT_RELDISP once the switch is pending (it is scheduled, so RELDISP says
+ * EINVAL until then). 0 when the desktop's VT is shown; otherwise our VT is
+ * in VT_AUTO mode again with no switch pending. */
+static int leave_in_graphics(struct dmo_console *c, int bound_ms)
+{
+        struct vt_mode process = {.mode = VT_PROCESS};
+        int r = xioctl(c, c->vt_fd, VT_SETMODE, (unsigned long)&process);
+        if (r < 0)
+                return r;
+        r = xioctl(c, c->tty0_fd, VT_ACTIVATE, (unsigned long)c->previous_vt);
+        long long end = now_ms() + bound_ms;
+        while (r == 0) {
+                r = xioctl(c, c->vt_fd, VT_RELDISP, 1);
+                if (r == 0 || r != -EINVAL || now_ms() >= end)
+                        break;
+                sleep_ms(poll_step_ms);
+        }
+        while (r == 0) {
+                int vt = active_vt(c);
+                if (vt == c->previous_vt)
+                        break;
+                r = vt < 0 ? vt : now_ms() >= end ? -ETIMEDOUT : 0;
+                if (r == 0)
+                        sleep_ms(poll_step_ms);
+        }
+        /* Also cancels a switch still pending (VT_SETMODE clears it). */
+        struct vt_mode autom = {.mode = VT_AUTO};
+        xioctl(c, c->vt_fd, VT_SETMODE, (unsigned long)&autom);
+        return r;
+}
+
 static int take_vt(struct dmo_console *c)
 {
         char path[256];
@@ -228,12 +263,22 @@ void dmo_console_free(struct dmo_console *c)
 {
         if (!c)
                 return;
+        int bound_ms = c->p.activate_ms > 0 ? c->p.activate_ms : default_activate_ms;
+        bool back = false;
+        if (c->vt > 0 && !c->retain && c->previous_vt > 0 && c->graphics)
+                /* Our VT put into text mode while it is shown is redrawn by
+                 * the console (fbcon sets its own mode: an empty black
+                 * screen), which stayed up until the compositor repainted.
+                 * Leaving in graphics mode keeps the last picture (the
+                 * compositor's, which the screens put back) instead. */
+                back = leave_in_graphics(c, bound_ms) == 0;
         if (c->graphics && !c->retain)
                 xioctl(c, c->mode_fd, KDSETMODE, (unsigned long)c->saved_mode);
         if (c->vt > 0 && !c->retain) {
-                if (c->previous_vt > 0)
-                        activate(c, c->previous_vt,
-                                 c->p.activate_ms > 0 ? c->p.activate_ms : default_activate_ms);
+                /* Without graphics mode, or if leaving in it failed: the
+                 * plain switch, from text mode. */
+                if (!back && c->previous_vt > 0)
+                        activate(c, c->previous_vt, bound_ms);
                 release_vt(c);
         } else if (c->vt_fd >= 0) {
                 close(c->vt_fd);

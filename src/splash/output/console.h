@@ -18,9 +18,11 @@
  *   a VT in text mode is redrawn by the console (fbcon) the moment it is
  *   shown, which flashed an empty console or old boot text between the
  *   desktop and the splash.
- * - dmo_console_free() restores what it changed, in reverse order: the VT's
- *   display mode, the VT that was active before (the compositor takes the
- *   screen back and repaints all of it), then deallocates its VT.
+ * - dmo_console_free() restores what it changed: first the VT that was
+ *   active before, while ours is still in graphics mode (the screen keeps
+ *   the last picture until the compositor repaints, never the console's
+ *   empty text screen), then our VT's display mode, then it deallocates
+ *   the VT.
  * - Device paths and the ioctl itself come in the parameters, so tests drive
  *   it on pseudo-terminals with a simulated VT layer; nothing here knows
  *   about DRM or the painter, and it never prints.
