@@ -56,6 +56,30 @@ static void fraction_never_goes_backwards_after_failure(void)
         dmo_progress_free(p);
 }
 
+/* The initramfs's last frame is the restore's; the restored system's first
+ * is a finished bar. Both say 100 %: no jump at the hand-over. */
+static void the_resume_bar_is_full_when_the_restore_starts(void)
+{
+        struct dmo_progress *p;
+        struct dmo_progress_snapshot s;
+        REQUIRE(dmo_progress_new(DMO_MODE_RESUME, &p) == 0);
+        dmo_progress_set_phase(p, DMO_PHASE_READ);
+        dmo_progress_set_total(p, 10);
+        dmo_progress_add_pages(p, 9);
+        dmo_progress_sample(p, &s);
+        CHECK(s.fraction < 1.0);
+        dmo_progress_add_pages(p, 1);
+        dmo_progress_sample(p, &s);
+        CHECK(s.fraction == 1.0);
+        dmo_progress_set_phase(p, DMO_PHASE_RESTORE);
+        dmo_progress_sample(p, &s);
+        CHECK(s.fraction == 1.0);
+        dmo_progress_set_phase(p, DMO_PHASE_DONE);
+        dmo_progress_sample(p, &s);
+        CHECK(s.fraction == 1.0);
+        dmo_progress_free(p);
+}
+
 static void abort_is_refused_once_not_abortable(void)
 {
         struct dmo_progress *p;
@@ -173,6 +197,7 @@ static void a_new_model_counts_from_zero_on_the_same_thread(void)
 
 DMO_TEST_MAIN(T(fraction_grows_through_the_hibernate_phases),
               T(fraction_never_goes_backwards_after_failure),
+              T(the_resume_bar_is_full_when_the_restore_starts),
               T(abort_is_refused_once_not_abortable),
               T(throughput_and_time_left_come_from_the_page_rate),
               T(message_is_copied_into_the_snapshot),

@@ -639,10 +639,10 @@ static void test_rtl_language_mirrors_bar_and_answers(void)
         REQUIRE(!dmo_i18n_rtl());
 }
 
-/* The percent on the stats line is the bar's, of the same frame: at the
- * end of a resume's data phase the bar stands at 95 % while the restored
- * system starts, and the line says so, not "100 %"; with no rate worth
- * showing there is neither MB/s nor time left. */
+/* The percent on the stats line is the bar's, of the same frame: a bar that
+ * has not caught up with the model (it eases) says 95 % on the line too,
+ * not the data's "100 %"; with no rate worth showing there is neither MB/s
+ * nor time left. */
 static void test_stats_percent_is_the_bars(void)
 {
         struct dmo_theme *t = load("default");
