@@ -671,7 +671,38 @@ static void test_stats_percent_is_the_bars(void)
         dmo_theme_free(t);
 }
 
+/* Half a second of work left is "1 second left", not "0 seconds left",
+ * which read as done with half the bar to go; whole minutes above 90 s. */
+static void test_time_left_is_never_zero_while_work_is_left(void)
+{
+        struct dmo_theme *t = load("default");
+        REQUIRE(t);
+        struct dmo_painter *p = NULL;
+        REQUIRE(dmo_painter_new(t, 1280, 800, 1, 0, &p) == 0);
+        struct dmo_scene sc;
+        dmo_preview_scene(DMO_SCENE_HIBERNATE, 0.51, 0, &sc);
+        sc.progress.mb_per_s = 222;
+        static const struct {
+                double eta;
+                const char *want;
+        } cases[] = {{0.3, "· 1 second left"},
+                     {0.49, "· 1 second left"},
+                     {1.6, "· 2 seconds left"},
+                     {37, "· 35 seconds left"},
+                     {600, "· about 10 minutes left"}};
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char line[512];
+                sc.progress.eta_s = cases[i].eta;
+                dmo_painter_stats_line(p, &sc, line, sizeof(line));
+                printf("# eta %.2f s: %s\n", cases[i].eta, line);
+                CHECK_STR_CONTAINS(line, cases[i].want);
+        }
+        dmo_painter_free(p);
+        dmo_theme_free(t);
+}
+
 DMO_TEST_MAIN(T(test_bar_filled_width_matches_progress), T(test_stats_percent_is_the_bars),
+              T(test_time_left_is_never_zero_while_work_is_left),
               T(test_bar_never_shows_fewer_pixels_for_more_progress),
               T(test_long_strings_stay_inside_their_boxes_and_the_screen),
               T(test_title_is_drawn_in_its_box_for_every_mode),

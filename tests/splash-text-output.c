@@ -258,6 +258,22 @@ static struct dmo_scene writing_scene(double f)
         return sc;
 }
 
+/* Under half a second left is "1 s", never "0 s" with work still to do. */
+static void test_tty_time_left_is_never_zero_while_work_is_left(void)
+{
+        struct tty t;
+        REQUIRE(tty_open(&t, "C.UTF-8", 100));
+        struct dmo_scene sc = writing_scene(0.52);
+        sc.progress.eta_s = 0.3;
+        t.o->ops->render(t.o, &sc, false);
+        char line[1024];
+        last_line_cols(drain(t.master), line, sizeof(line));
+        printf("# [%s]\n", line);
+        CHECK_STR_CONTAINS(line, " 1 s left");
+        tty_close_output(&t);
+        tty_close(&t);
+}
+
 static void test_tty_redraws_one_line_with_percent_rate_and_time(void)
 {
         struct tty t;
@@ -438,6 +454,7 @@ DMO_TEST_MAIN(T(test_log_of_a_100000_page_run_has_start_each_tenth_once_and_tota
               T(test_log_after_a_resume_has_no_bogus_totals),
               T(test_log_of_an_aborted_run_says_how_far_it_got),
               T(test_tty_redraws_one_line_with_percent_rate_and_time),
+              T(test_tty_time_left_is_never_zero_while_work_is_left),
               T(test_tty_layout_is_stable_at_80_and_60_columns),
               T(test_tty_without_utf8_draws_hashes),
               T(test_tty_hides_an_infinite_or_unknown_time_left),

@@ -200,6 +200,8 @@ static void format_eta(const struct text_output *t, double eta, char *buf, size_
         if (!(eta >= 0) || !(eta < MAX_ETA_S))
                 return;
         unsigned s = (unsigned)(eta + 0.5);
+        if (s < 1)
+                s = 1; /* never "0 s" while there is work left */
         if (s < 100)
                 snprintf(buf, len, cached(t->s.secs, "%u s left"), s);
         else

@@ -799,8 +799,12 @@ static void format_eta(char *buf, size_t len, double eta)
                 snprintf(buf, len, ngettext("about %ld minute left", "about %ld minutes left", m),
                          m);
         } else {
-                /* Rounded to 5 s so the line does not flicker every frame. */
+                /* Rounded to 5 s so the line does not flicker every frame;
+                 * never "0 seconds" while there is work left (it read as
+                 * done with half the bar to go). */
                 long sec = eta < 10 ? lround(eta) : lround(eta / 5) * 5;
+                if (sec < 1)
+                        sec = 1;
                 snprintf(buf, len, ngettext("%ld second left", "%ld seconds left", sec), sec);
         }
 }
