@@ -6,7 +6,8 @@ src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/co
 	src/cli/cli.h src/cli/common.c src/cli/exit.c src/cli/kernel.c src/cli/target.c \
 	src/cli/steps.c src/cli/resume_report.c src/cli/resume_check.c src/cli/resume_check.h \
 	src/cli/display.c src/cli/display.h \
-	src/cli/keys.c src/cli/keys.h src/cli/cmd_keygen.c \
+	src/cli/keys.c src/cli/keys_ask.c src/cli/keys.h src/cli/cmd_keygen.c \
+	src/cli/report.h src/cli/hibernate_report.c src/cli/resume_ui.c \
 	src/cli/cmd_hibernate.c src/cli/cmd_resume.c src/cli/cmd_info.c src/cli/cmd_splash.c \
 	src/cli/cmd_sleep.c src/cli/sleep_conf.c src/cli/sleep_conf.h \
 	src/cli/sth_plan.c src/cli/sth_plan.h \
