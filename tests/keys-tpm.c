@@ -2,6 +2,7 @@
  * on the same TPM with the same PCRs (and PIN), the refusals say which, and
  * the counter only goes up. */
 #include "keys/tpm.h"
+#include "keys/keys.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,11 +36,11 @@ static void sealed_secret_comes_back_on_the_same_tpm(void)
         REQUIRE(dmo_test_swtpm_start(&sw) == 0);
         struct dmo_tpm *t = open_tpm(&sw);
         if (t) {
-                CHECK_INT(dmo_tpm_seal(t, secret, sizeof(secret), DMO_TPM_PCRS_DEFAULT, NULL, 0,
-                                       s.blob, &s.len),
+                CHECK_INT(dmo_tpm_seal(t, secret, sizeof(secret), DMO_KEYS_TPM_PCRS_DEFAULT, NULL,
+                                       0, s.blob, &s.len),
                           ==, 0);
                 CHECK(s.len > 0 && s.len <= DMO_TPM_BLOB_MAX);
-                CHECK_INT(dmo_tpm_unseal(t, s.blob, s.len, DMO_TPM_PCRS_DEFAULT, NULL, 0, out,
+                CHECK_INT(dmo_tpm_unseal(t, s.blob, s.len, DMO_KEYS_TPM_PCRS_DEFAULT, NULL, 0, out,
                                          sizeof(out), &n),
                           ==, 0);
                 CHECK_INT(n, ==, sizeof(secret));
@@ -88,15 +89,15 @@ static void wrong_pin_refuses_right_pin_unseals(void)
         REQUIRE(dmo_test_swtpm_start(&sw) == 0);
         struct dmo_tpm *t = open_tpm(&sw);
         if (t) {
-                REQUIRE(dmo_tpm_seal(t, secret, sizeof(secret), DMO_TPM_PCRS_DEFAULT, "1234", 4,
-                                     s.blob, &s.len) == 0);
+                REQUIRE(dmo_tpm_seal(t, secret, sizeof(secret), DMO_KEYS_TPM_PCRS_DEFAULT, "1234",
+                                     4, s.blob, &s.len) == 0);
                 copy = s;
-                CHECK_INT(dmo_tpm_unseal(t, s.blob, s.len, DMO_TPM_PCRS_DEFAULT, "1235", 4, out,
-                                         sizeof(out), &n),
+                CHECK_INT(dmo_tpm_unseal(t, s.blob, s.len, DMO_KEYS_TPM_PCRS_DEFAULT, "1235", 4,
+                                         out, sizeof(out), &n),
                           ==, -EACCES);
                 CHECK(memcmp(&s, &copy, sizeof(s)) == 0);
-                CHECK_INT(dmo_tpm_unseal(t, s.blob, s.len, DMO_TPM_PCRS_DEFAULT, "1234", 4, out,
-                                         sizeof(out), &n),
+                CHECK_INT(dmo_tpm_unseal(t, s.blob, s.len, DMO_KEYS_TPM_PCRS_DEFAULT, "1234", 4,
+                                         out, sizeof(out), &n),
                           ==, 0);
                 CHECK(n == sizeof(secret) && memcmp(out, secret, n) == 0);
         }
@@ -113,8 +114,8 @@ static void another_tpm_refuses(void)
         size_t n = 0;
         REQUIRE(dmo_test_swtpm_start(&a) == 0);
         struct dmo_tpm *t = open_tpm(&a);
-        int r = t ? dmo_tpm_seal(t, secret, sizeof(secret), DMO_TPM_PCRS_DEFAULT, NULL, 0, s.blob,
-                                 &s.len)
+        int r = t ? dmo_tpm_seal(t, secret, sizeof(secret), DMO_KEYS_TPM_PCRS_DEFAULT, NULL, 0,
+                                 s.blob, &s.len)
                   : -ENODEV;
         dmo_tpm_free(t);
         dmo_test_swtpm_stop(&a);
@@ -122,7 +123,7 @@ static void another_tpm_refuses(void)
         REQUIRE(dmo_test_swtpm_start(&b) == 0);
         t = open_tpm(&b);
         if (t)
-                CHECK_INT(dmo_tpm_unseal(t, s.blob, s.len, DMO_TPM_PCRS_DEFAULT, NULL, 0, out,
+                CHECK_INT(dmo_tpm_unseal(t, s.blob, s.len, DMO_KEYS_TPM_PCRS_DEFAULT, NULL, 0, out,
                                          sizeof(out), &n),
                           ==, -EKEYREJECTED);
         CHECK(t != NULL);
@@ -148,8 +149,8 @@ static void garbage_blob_is_ebadmsg(void)
         REQUIRE(dmo_test_swtpm_start(&sw) == 0);
         struct dmo_tpm *t = open_tpm(&sw);
         if (t)
-                CHECK_INT(dmo_tpm_unseal(t, junk, sizeof(junk), DMO_TPM_PCRS_DEFAULT, NULL, 0, out,
-                                         sizeof(out), &n),
+                CHECK_INT(dmo_tpm_unseal(t, junk, sizeof(junk), DMO_KEYS_TPM_PCRS_DEFAULT, NULL, 0,
+                                         out, sizeof(out), &n),
                           ==, -EBADMSG);
         CHECK(t != NULL);
         dmo_tpm_free(t);
@@ -163,7 +164,7 @@ static void counter_only_goes_up(void)
         REQUIRE(dmo_test_swtpm_start(&sw) == 0);
         struct dmo_tpm *t = open_tpm(&sw);
         if (t) {
-                const uint32_t idx = DMO_TPM_COUNTER_INDEX_DEFAULT;
+                const uint32_t idx = DMO_KEYS_TPM_COUNTER_DEFAULT;
                 CHECK_INT(dmo_tpm_counter_read(t, idx, &v0), ==, -ENOENT);
                 CHECK_INT(dmo_tpm_counter_define(t, idx), ==, 0);
                 CHECK_INT(dmo_tpm_counter_define(t, idx), ==, -EEXIST);
@@ -182,20 +183,20 @@ static void pcr_lists_parse_as_systemd_writes_them(void)
 {
         uint32_t m = 0;
         char buf[64];
-        CHECK_INT(dmo_tpm_pcrs_parse("7", &m), ==, 0);
+        CHECK_INT(dmo_keys_pcrs_parse("7", &m), ==, 0);
         CHECK_INT(m, ==, 1u << 7);
-        CHECK_INT(dmo_tpm_pcrs_parse("0+7", &m), ==, 0);
+        CHECK_INT(dmo_keys_pcrs_parse("0+7", &m), ==, 0);
         CHECK_INT(m, ==, (1u << 0) | (1u << 7));
-        CHECK_INT(dmo_tpm_pcrs_parse("0,2,7,23", &m), ==, 0);
+        CHECK_INT(dmo_keys_pcrs_parse("0,2,7,23", &m), ==, 0);
         CHECK_INT(m, ==, (1u << 0) | (1u << 2) | (1u << 7) | (1u << 23));
-        CHECK_INT(dmo_tpm_pcrs_parse("", &m), ==, 0);
+        CHECK_INT(dmo_keys_pcrs_parse("", &m), ==, 0);
         CHECK_INT(m, ==, 0);
-        CHECK_INT(dmo_tpm_pcrs_parse("24", &m), ==, -EINVAL);
-        CHECK_INT(dmo_tpm_pcrs_parse("7+", &m), ==, -EINVAL);
-        CHECK_INT(dmo_tpm_pcrs_parse("+7", &m), ==, -EINVAL);
-        CHECK_INT(dmo_tpm_pcrs_parse("seven", &m), ==, -EINVAL);
-        CHECK_INT(dmo_tpm_pcrs_parse("99999999999", &m), ==, -EINVAL);
-        dmo_tpm_pcrs_format((1u << 0) | (1u << 7) | (1u << 14), buf, sizeof(buf));
+        CHECK_INT(dmo_keys_pcrs_parse("24", &m), ==, -EINVAL);
+        CHECK_INT(dmo_keys_pcrs_parse("7+", &m), ==, -EINVAL);
+        CHECK_INT(dmo_keys_pcrs_parse("+7", &m), ==, -EINVAL);
+        CHECK_INT(dmo_keys_pcrs_parse("seven", &m), ==, -EINVAL);
+        CHECK_INT(dmo_keys_pcrs_parse("99999999999", &m), ==, -EINVAL);
+        dmo_keys_pcrs_format((1u << 0) | (1u << 7) | (1u << 14), buf, sizeof(buf));
         CHECK(strcmp(buf, "0+7+14") == 0);
 }
 

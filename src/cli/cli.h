@@ -68,6 +68,7 @@ enum dmo_cli_command {
         DMO_CMD_KEYGEN,
         DMO_CMD_SUSPEND_THEN_HIBERNATE,
         DMO_CMD_HYBRID_SLEEP,
+        DMO_CMD_ENROLL_TPM,
 };
 
 /* The one map from how a command ended (0 or a negative errno, see above)
@@ -159,6 +160,8 @@ enum {
         OPT_NO_INITRAMFS_CHECK,
         OPT_SIM_STATE_DIR,
         OPT_EFIVARS,
+        OPT_TPM_DEVICE,
+        OPT_TPM_PCRS,
         OPT_HELP,
 };
 
@@ -190,6 +193,7 @@ int dmo_cmd_theme(int argc, char **argv);
 int dmo_cmd_keygen(int argc, char **argv);
 int dmo_cmd_suspend_then_hibernate(int argc, char **argv);
 int dmo_cmd_hybrid_sleep(int argc, char **argv);
+int dmo_cmd_enroll_tpm(int argc, char **argv);
 
 /* Resolves where the image lives: --resume-device, then the config's
  * "resume device", then resume= on the kernel command line. Fills the swap

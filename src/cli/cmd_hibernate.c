@@ -46,6 +46,9 @@ static void usage(FILE *f)
         fputs(_("  --efivars DIR          where HibernateLocation is written when nothing names a\n"
                 "                         resume device (default the system's efivarfs)\n"),
               f);
+        fputs(_("  --encrypt tpm|tpm+passphrase  the key sealed by the TPM (and a PIN)\n"), f);
+        fputs(_("  --tpm-pcrs LIST        PCRs the key is sealed to (default 7; like 0+7)\n"), f);
+        fputs(_("  --tpm-device TCTI      the TPM (tpm2-tss TCTI; default its own choice)\n"), f);
 }
 
 struct hibernate_cmd {
@@ -53,12 +56,11 @@ struct hibernate_cmd {
         struct dmo_hibernate_config hc;
         const char *compress, *shutdown, *image_size; /* as given */
         struct dmo_cli_keyargs k;                     /* key options as given */
-        struct dmo_crypto_key *key;                   /* encrypted: this image's key, ours */
-        struct dmo_crypto_envelope envelope;
-        int level;                         /* --compress-level; < 0: not given */
-        bool no_initramfs_check;           /* --no-initramfs-check */
-        enum dmo_cli_target_source source; /* picked: HibernateLocation goes with it */
-        const char *sim_state_dir;         /* --sim-state-dir */
+        struct dmo_cli_image_keys keys;               /* encrypted: this image's, ours */
+        int level;                                    /* --compress-level; < 0: not given */
+        bool no_initramfs_check;                      /* --no-initramfs-check */
+        enum dmo_cli_target_source source;            /* picked: HibernateLocation goes with it */
+        const char *sim_state_dir;                    /* --sim-state-dir */
         bool help;
         char path[512];    /* the resolved resume device */
         char failure[512]; /* what went wrong, for the splash and stderr */
@@ -76,6 +78,8 @@ static int parse_options(struct hibernate_cmd *h, int argc, char **argv)
             {"encrypt", required_argument, NULL, OPT_ENCRYPT},
             {"key-file", required_argument, NULL, OPT_KEY_FILE},
             {"public-key", required_argument, NULL, OPT_PUBLIC_KEY},
+            {"tpm-device", required_argument, NULL, OPT_TPM_DEVICE},
+            {"tpm-pcrs", required_argument, NULL, OPT_TPM_PCRS},
             {"no-initramfs-check", no_argument, NULL, OPT_NO_INITRAMFS_CHECK},
             {"sim-state-dir", required_argument, NULL, OPT_SIM_STATE_DIR},
             {0},
@@ -204,17 +208,12 @@ static int run(struct hibernate_cmd *h)
         /* The splash loads everything it will ever need before the freeze. */
         dmo_cli_splash_init(&cs, &h->c, DMO_MODE_HIBERNATE, progress);
         dmo_splash_session_new(&cs.params, &splash);
-        dmo_cli_warn_readable_swap(h->hc.target.path, h->k.opts.mode != DMO_ENCRYPT_NONE);
-        if (h->k.opts.mode != DMO_ENCRYPT_NONE) {
-                /* Asked for and derived now: nothing secret is made after
-                 * the snapshot. */
-                r = dmo_cli_hibernate_key(&h->k.opts, splash, &h->key, &h->envelope);
-                if (r < 0) {
-                        dmo_splash_session_free(splash);
-                        goto out;
-                }
-                h->hc.key = h->key;
-                h->hc.envelope = &h->envelope;
+        /* Asked for and derived now: nothing secret is made after the
+         * snapshot. */
+        r = dmo_cli_hibernate_key(&h->k.opts, splash, h->hc.target.path, &h->keys, &h->hc);
+        if (r < 0) {
+                dmo_splash_session_free(splash);
+                goto out;
         }
         h->hc.progress = progress;
         dmo_cli_splash_hibernate_hooks(&h->hc.hooks, splash);
@@ -223,8 +222,8 @@ static int run(struct hibernate_cmd *h)
         dmo_splash_session_fail(splash, h->failure[0] ? h->failure : NULL);
         dmo_splash_session_free(splash);
 out:
-        dmo_crypto_key_free(h->key);
-        h->key = NULL;
+        dmo_crypto_key_free(h->keys.key);
+        h->keys.key = NULL;
         dmo_snapshot_free(snap);
         dmo_progress_free(progress);
         return r;

@@ -42,6 +42,7 @@ static void usage(FILE *f)
         fputs(_("\n  --efivars DIR          where HibernateLocation is read when nothing names a\n"
                 "                         resume device (default the system's efivarfs)\n"),
               f);
+        fputs(_("  --tpm-device TCTI      the TPM (tpm2-tss TCTI; default its own choice)\n"), f);
 }
 
 /* The key module's way to the splash: up by then, or NULL. */
@@ -72,6 +73,7 @@ static int parse_options(struct resume_cmd *m, int argc, char **argv)
             {"noresume", no_argument, NULL, OPT_NORESUME},
             {"key-file", required_argument, NULL, OPT_KEY_FILE},
             {"secret-key", required_argument, NULL, OPT_SECRET_KEY},
+            {"tpm-device", required_argument, NULL, OPT_TPM_DEVICE},
             {"kmsg", required_argument, NULL, OPT_KMSG},
             {0},
         };
@@ -153,6 +155,7 @@ static int run(struct resume_cmd *m)
         if (r < 0)
                 goto out;
         m->rc.unlock = dmo_keys_unlock;
+        m->rc.consume = dmo_keys_consume;
         m->rc.unlock_ctx = unlock;
         dmo_engine_resume(snap, &m->rc, &m->res);
         dmo_keys_unlock_free(unlock);

@@ -33,6 +33,10 @@ static const char *question_text(enum dmo_keys_question q)
                 return _("Wrong passphrase. Try again?");
         case DMO_KEYS_ASK_BOOT_ANYWAY:
                 return _("Continue booting without resuming?");
+        case DMO_KEYS_ASK_PIN_NEW:
+                return _("PIN for the TPM:");
+        case DMO_KEYS_ASK_PIN:
+                return _("TPM PIN to resume:");
         }
         return "?";
 }
@@ -43,7 +47,10 @@ static int ui_ask(void *ctx, enum dmo_keys_question q, unsigned wrong, unsigned 
         char retry[256];
         /* A wrong one is said, in the prompt that follows it, with the
          * count, so each retry reads differently. */
-        if (wrong)
+        if (wrong && q == DMO_KEYS_ASK_PIN)
+                snprintf(retry, sizeof(retry), _("Not accepted (%u of %u). TPM PIN to resume:"),
+                         wrong, attempts);
+        else if (wrong)
                 snprintf(retry, sizeof(retry),
                          q == DMO_KEYS_ASK_RESUME_KEY
                              ? _("Not accepted (%u of %u). Passphrase of the resume key:")
@@ -61,6 +68,8 @@ static void ui_fail(void *ctx, const struct dmo_keys_failure *f)
 {
         const char *p = f->path;
         (void)ctx;
+        if (dmo_cli_keys_tpm_fail(f))
+                return;
         switch (f->fault) {
         case DMO_KEYS_FILE_OPEN:
                 dmo_cli_error(_("key file %s: cannot open: %s"), p, strerror(f->err));
@@ -121,6 +130,8 @@ static void ui_fail(void *ctx, const struct dmo_keys_failure *f)
                 dmo_cli_error(_("the image is encrypted and there is no terminal or "
                                 "splash to ask for its passphrase; give --key-file FILE"));
                 break;
+        default: /* the TPM's, said above */
+                break;
         }
 }
 
@@ -145,6 +156,10 @@ int dmo_cli_keys_option(struct dmo_cli_keyargs *k, int opt, const char *arg)
                 k->opts.public_key = arg;
         else if (opt == OPT_SECRET_KEY)
                 k->opts.secret_key = arg;
+        else if (opt == OPT_TPM_DEVICE)
+                k->opts.tpm_device = arg;
+        else if (opt == OPT_TPM_PCRS)
+                k->tpm_pcrs = arg;
         else
                 return 0;
         return 1;
@@ -154,35 +169,24 @@ int dmo_cli_keys_finish(struct dmo_cli_keyargs *k, const struct dmo_config *cfg)
 {
         k->opts.mode = cfg->encrypt;
         if (k->encrypt && dmo_encrypt_mode_parse(k->encrypt, &k->opts.mode) < 0) {
-                dmo_cli_error(_("--encrypt: \"%s\" is unknown; use passphrase, pubkey or none"),
+                dmo_cli_error(_("--encrypt: \"%s\" is unknown; use passphrase, pubkey, tpm, "
+                                "tpm+passphrase or none"),
                               k->encrypt);
                 return -EINVAL;
         }
         dmo_cli_keyopts_from_config(&k->opts, cfg);
+        if (k->tpm_pcrs && dmo_keys_pcrs_parse(k->tpm_pcrs, &k->opts.tpm_pcrs) < 0) {
+                dmo_cli_error(_("--tpm-pcrs: \"%s\" is not a list of PCRs 0 to 23 (like 7 or "
+                                "0+7)"),
+                              k->tpm_pcrs);
+                return -EINVAL;
+        }
         return 0;
 }
 
-int dmo_cli_hibernate_key(const struct dmo_keys_opts *o, struct dmo_splash_session *splash,
-                          struct dmo_crypto_key **key, struct dmo_crypto_envelope *env)
-{
-        struct dmo_cli_keys ui;
-        dmo_cli_keys_init(&ui, splash, NULL, NULL);
-        int r = dmo_keys_hibernate(o, &ui.ui, key, env);
-        return r < 0 && r != -ECANCELED ? -EKEYREJECTED : r;
-}
-
-void dmo_cli_keyopts_from_config(struct dmo_keys_opts *o, const struct dmo_config *cfg)
-{
-        if (!o->key_file && cfg->key_file[0])
-                o->key_file = cfg->key_file;
-        if (!o->public_key && cfg->public_key[0])
-                o->public_key = cfg->public_key;
-        if (!o->secret_key && cfg->secret_key[0])
-                o->secret_key = cfg->secret_key;
-        o->kdf = cfg->kdf;
-}
-
-void dmo_cli_warn_readable_swap(const char *path, bool encrypted)
+/* A note when the swap file at path can be read by other users: with
+ * encryption off they could read the memory it will hold. */
+static void warn_readable_swap(const char *path, bool encrypted)
 {
         struct stat st;
         if (!path || stat(path, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & S_IROTH))
@@ -195,4 +199,37 @@ void dmo_cli_warn_readable_swap(const char *path, bool encrypted)
                 dmo_cli_note(_("the swap file %s can be read by every user (mode %04o): they "
                                "could read the hibernated memory. chmod 600 %s"),
                              path, (unsigned)(st.st_mode & 07777), path);
+}
+
+int dmo_cli_hibernate_key(const struct dmo_keys_opts *o, struct dmo_splash_session *splash,
+                          const char *swap_path, struct dmo_cli_image_keys *out,
+                          struct dmo_hibernate_config *hc)
+{
+        struct dmo_cli_keys ui;
+        warn_readable_swap(swap_path, o->mode != DMO_ENCRYPT_NONE);
+        if (o->mode == DMO_ENCRYPT_NONE)
+                return 0;
+        dmo_cli_keys_init(&ui, splash, NULL, NULL);
+        int r = dmo_keys_hibernate(o, &ui.ui, &out->key, &out->envelope, &out->tpm);
+        if (r < 0)
+                return r == -ECANCELED ? r : -EKEYREJECTED;
+        hc->key = out->key;
+        hc->envelope = &out->envelope;
+        hc->tpm = out->tpm.blob_len ? &out->tpm : NULL;
+        return 0;
+}
+
+void dmo_cli_keyopts_from_config(struct dmo_keys_opts *o, const struct dmo_config *cfg)
+{
+        if (!o->key_file && cfg->key_file[0])
+                o->key_file = cfg->key_file;
+        if (!o->public_key && cfg->public_key[0])
+                o->public_key = cfg->public_key;
+        if (!o->secret_key && cfg->secret_key[0])
+                o->secret_key = cfg->secret_key;
+        o->kdf = cfg->kdf;
+        if (!o->tpm_device && cfg->tpm_device[0])
+                o->tpm_device = cfg->tpm_device;
+        o->tpm_pcrs = cfg->tpm_pcrs;
+        o->tpm_counter = cfg->tpm_counter;
 }

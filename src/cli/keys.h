@@ -37,20 +37,36 @@ void dmo_cli_keyopts_from_config(struct dmo_keys_opts *o, const struct dmo_confi
 /* The key options of hibernate and resume as given. */
 struct dmo_cli_keyargs {
         struct dmo_keys_opts opts;
-        const char *encrypt; /* --encrypt */
+        const char *encrypt;  /* --encrypt */
+        const char *tpm_pcrs; /* --tpm-pcrs */
 };
 /* 1: opt was a key option (--encrypt, --key-file, --public-key,
- * --secret-key), kept; 0: not one. */
+ * --secret-key, --tpm-device, --tpm-pcrs), kept; 0: not one. */
 int dmo_cli_keys_option(struct dmo_cli_keyargs *k, int opt, const char *arg);
-/* The mode (--encrypt, else the config's) and the config's key files:
- * 0, or -EINVAL after saying the mode is unknown. */
+/* The mode (--encrypt, else the config's), the PCRs (--tpm-pcrs, else the
+ * config's) and the config's key files and TPM: 0, or -EINVAL after saying
+ * what is wrong. */
 int dmo_cli_keys_finish(struct dmo_cli_keyargs *k, const struct dmo_config *cfg);
 
-/* Hibernate: the image key and its envelope (dmo_keys_hibernate), asked on
- * splash or the terminal. 0, -ECANCELED (Esc), or -EKEYREJECTED for any
+/* A hibernation's encryption: the caller's until the engine returned
+ * (key: dmo_crypto_key_free). */
+struct dmo_cli_image_keys {
+        struct dmo_crypto_key *key;
+        struct dmo_crypto_envelope envelope;
+        struct dmo_image_tpm tpm;
+};
+/* Hibernate: a note when the swap file at swap_path can be read by other
+ * users; then, with o->mode not none, the image key, its envelope and TPM
+ * section (dmo_keys_hibernate, asked on splash or the terminal) into out,
+ * and hc pointed at them. 0, -ECANCELED (Esc), or -EKEYREJECTED for any
  * other failure (said). */
 int dmo_cli_hibernate_key(const struct dmo_keys_opts *o, struct dmo_splash_session *splash,
-                          struct dmo_crypto_key **key, struct dmo_crypto_envelope *env);
+                          const char *swap_path, struct dmo_cli_image_keys *out,
+                          struct dmo_hibernate_config *hc);
+
+/* The TPM's refusals and notes in words (keys_tpm.c); false when f is no
+ * TPM fault. */
+bool dmo_cli_keys_tpm_fail(const struct dmo_keys_failure *f);
 
 /* A passphrase on the splash's dialog when it can take keys, else on the
  * terminal on stdin with echo off. -ENOTTY: nowhere to ask; -ECANCELED:
@@ -58,9 +74,5 @@ int dmo_cli_hibernate_key(const struct dmo_keys_opts *o, struct dmo_splash_sessi
 int dmo_cli_ask_passphrase(struct dmo_splash_session *s, const char *prompt, char *buf, size_t cap);
 /* 1 yes, 0 no; -ENOTTY: nowhere to ask. */
 int dmo_cli_ask_yes_no(struct dmo_splash_session *s, const char *prompt, bool default_yes);
-
-/* Warns (a note) when the swap file at path can be read by other users:
- * with encryption off they could read the memory it will hold. */
-void dmo_cli_warn_readable_swap(const char *path, bool encrypted);
 
 #endif

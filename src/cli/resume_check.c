@@ -319,11 +319,12 @@ static int check_resume_side(const struct dmo_cli_resume_check *rc, const struct
         return 0;
 }
 
-/* Public-key mode: the initramfs must hold the secret key that opens what
- * is sealed to the public one. */
+/* Public-key mode, and the TPM modes' recovery: the initramfs must hold
+ * the secret key that opens what is sealed to the public one. */
 static int check_secret_key(const struct dmo_cli_resume_check *rc, const struct initramfs *in)
 {
-        if (rc->encrypt != DMO_ENCRYPT_PUBKEY)
+        if (rc->encrypt != DMO_ENCRYPT_PUBKEY && rc->encrypt != DMO_ENCRYPT_TPM &&
+            rc->encrypt != DMO_ENCRYPT_TPM_PIN)
                 return 0;
         if (!in->rec.has_secret_key) {
                 dmo_cli_error(_("the image would be encrypted to a public key, but the initramfs "

@@ -129,6 +129,12 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
                                  _("%s: the image was made by kernel %s but %s is running; it "
                                    "was discarded, as you confirmed"),
                                  dev, made_by, running);
+                } else if (res->error == -ESTALE) {
+                        snprintf(msg, len,
+                                 _("%s: the image was restored once already, or is an older "
+                                   "copy written back (the TPM's counter has moved on); "
+                                   "nothing was restored"),
+                                 dev);
                 } else if (res->error == -EPROTONOSUPPORT)
                         snprintf(msg, len,
                                  _("%s: the image uses a format or encryption this dormouse "

@@ -1,7 +1,18 @@
 /* keys: where an image's key comes from. Key files, passphrases asked
- * through the caller, public and secret key files, turned into what the
- * engine wants: a fresh image key and its envelope before a hibernation,
- * the image key back (the engine's unlock hook) at resume.
+ * through the caller, public and secret key files, the TPM (keys/tpm.h),
+ * turned into what the engine wants: a fresh image key and its envelope
+ * (and TPM section) before a hibernation, the image key back (the engine's
+ * unlock hook) and the image marked used (its consume hook) at resume.
+ *
+ * TPM modes (encrypt = tpm, tpm+passphrase): the image key is sealed by the
+ * TPM to the PCRs in opts.tpm_pcrs (and a PIN), and also sealed to the
+ * public key, the recovery path: when the TPM is absent or refuses (a
+ * changed boot chain, another machine, a cleared TPM), the refusal is said
+ * and the secret key's passphrase opens the image instead. With a counter
+ * (opts.tpm_counter, made by `dormouse enroll-tpm`), every hibernation
+ * increments it and records the value in the image; the resume takes the
+ * image only while the counter still holds that value, and increments it
+ * before anything is restored.
  *
  * Contract:
  * - Every passphrase and secret lives in libsodium's guarded, locked memory
@@ -16,7 +27,9 @@
  *   -EINVAL (a file that is not what it should be), -EKEYREJECTED (wrong
  *   passphrase or key, or two passphrases that differed three times),
  *   -ENOKEY (no key could be had), -ECANCELED (the person chose so),
- *   -ENOTTY (nobody to ask), -ENOMEM, or the open/read error.
+ *   -ENOTTY (nobody to ask), -ENODEV (no TPM answers), -ENOTSUP (a TPM mode
+ *   in a build without it), -ESTALE (the TPM counter has moved past the
+ *   image), -ENOMEM, or the open/read error.
  */
 #ifndef DMO_KEYS_H
 #define DMO_KEYS_H
@@ -26,6 +39,7 @@
 #include <stdint.h>
 
 #include "crypto/crypto.h"
+#include "image/format.h"
 
 struct dmo_image_info;
 
@@ -35,6 +49,17 @@ struct dmo_image_info;
 extern const char dmo_keys_default_public_key[];
 extern const char dmo_keys_default_secret_key[];
 
+/* TPM modes: the PCRs sealed to by default (7: the Secure Boot state and
+ * its certificates), and the counter's default NV index (owner's range). */
+#define DMO_KEYS_TPM_PCRS_DEFAULT    (1u << 7)
+#define DMO_KEYS_TPM_COUNTER_DEFAULT 0x01d0c0deu
+
+/* "7", "0+7", "0,2,7" (systemd-cryptenroll --tpm2-pcrs' syntax, numbers
+ * only; PCRs 0 to 23), "" for none: the mask. -EINVAL: not a PCR list. */
+int dmo_keys_pcrs_parse(const char *text, uint32_t *mask);
+/* The mask as "0+7" into buf (len >= 64); "" for none. */
+void dmo_keys_pcrs_format(uint32_t mask, char *buf, size_t len);
+
 /* Where keys come from, from the options and the config. */
 struct dmo_keys_opts {
         enum dmo_encrypt_mode mode; /* hibernate: the mode to encrypt with */
@@ -42,7 +67,10 @@ struct dmo_keys_opts {
         const char *public_key;     /* pubkey mode, hibernate; NULL: the default */
         const char *secret_key;     /* pubkey mode, resume; NULL: the default */
         struct dmo_kdf_costs kdf;
-        unsigned attempts; /* resume: passphrases asked before the choice (0: 3) */
+        unsigned attempts;      /* resume: passphrases asked before the choice (0: 3) */
+        const char *tpm_device; /* TPM modes: the TCTI; NULL: tpm2-tss's default */
+        uint32_t tpm_pcrs;      /* TPM modes, hibernate: bit N is PCR N (SHA-256) */
+        uint32_t tpm_counter;   /* the counter's NV index; 0: no rollback protection */
 };
 
 /* What is asked. */
@@ -54,6 +82,8 @@ enum dmo_keys_question {
         DMO_KEYS_ASK_RESUME_KEY,  /* the secret key's passphrase (pubkey mode) */
         DMO_KEYS_ASK_TRY_AGAIN,   /* yes/no after wrong passphrases */
         DMO_KEYS_ASK_BOOT_ANYWAY, /* yes/no: boot without the image */
+        DMO_KEYS_ASK_PIN_NEW,     /* tpm+passphrase, hibernate: the TPM's PIN */
+        DMO_KEYS_ASK_PIN,         /* tpm+passphrase, resume */
 };
 
 /* What went wrong, with the facts the words need. */
@@ -74,6 +104,15 @@ enum dmo_keys_fault {
         DMO_KEYS_SECRET_OPEN,       /* path, err */
         DMO_KEYS_SECRET_PARSE,      /* path */
         DMO_KEYS_NO_PASSPHRASE,     /* the image is locked and nobody can be asked */
+        DMO_KEYS_TPM_NOT_BUILT,     /* this dormouse was built without tpm2-tss */
+        DMO_KEYS_TPM_ABSENT,        /* no TPM answers: path (the TCTI, or NULL), err */
+        DMO_KEYS_TPM_FAILED,        /* the TPM failed: err */
+        DMO_KEYS_TPM_REFUSED,       /* it would not unseal: PCRs changed, another TPM, cleared */
+        DMO_KEYS_TPM_WRONG_PIN,     /* all attempts at the PIN were wrong */
+        DMO_KEYS_TPM_RECOVERY,      /* (a note) the recovery key is asked for instead */
+        DMO_KEYS_TPM_NO_COUNTER,    /* limit: the NV index, where no counter is */
+        DMO_KEYS_TPM_STALE,         /* limit: the image's counter value, value: the TPM's */
+        DMO_KEYS_TPM_UNCHECKED,     /* (a note) no TPM: the counter could not be checked */
 };
 
 struct dmo_keys_failure {
@@ -81,7 +120,8 @@ struct dmo_keys_failure {
         const char *path;
         int err;        /* positive errno */
         unsigned mode;  /* permission bits */
-        uint64_t limit; /* bytes */
+        uint64_t limit; /* bytes; the TPM faults' numbers */
+        uint64_t value;
 };
 
 /* The caller's side: questions and refusals in words. */
@@ -109,10 +149,21 @@ int dmo_keys_new_passphrase(const struct dmo_keys_opts *o, const struct dmo_keys
                             enum dmo_keys_question q, char **pass, size_t *len);
 
 /* Hibernate: a fresh image key wrapped for o->mode (passphrase: from the
- * key file or asked twice; pubkey: sealed to the public key file). *key is
- * the caller's (dmo_crypto_key_free). */
+ * key file or asked twice; pubkey: sealed to the public key file; TPM
+ * modes: both sealed to the public key and by the TPM into *tpm, the
+ * counter incremented). *key is the caller's (dmo_crypto_key_free). tpm
+ * may be NULL when o->mode is no TPM mode. -ENOTSUP: a TPM mode, built
+ * without it; -ENODEV: no TPM; -ENOENT: no counter at o->tpm_counter. */
 int dmo_keys_hibernate(const struct dmo_keys_opts *o, const struct dmo_keys_ui *ui,
-                       struct dmo_crypto_key **key, struct dmo_crypto_envelope *env);
+                       struct dmo_crypto_key **key, struct dmo_crypto_envelope *env,
+                       struct dmo_image_tpm *tpm);
+
+/* `dormouse enroll-tpm`: the TPM answers, the recovery public key
+ * (o->public_key or the default) parses, and, with o->tpm_counter, the
+ * counter is there: defined now (*created) when it was not. *value: its
+ * value (0 without a counter). -ENOTSUP: built without the TPM. */
+int dmo_keys_tpm_enroll(const struct dmo_keys_opts *o, const struct dmo_keys_ui *ui, bool *created,
+                        uint64_t *value);
 
 /* Resume: the state of the engine's unlock hook. With a key file: one try.
  * Asking: o->attempts tries, then the person chooses to try again or to
@@ -124,7 +175,13 @@ int dmo_keys_unlock_new(const struct dmo_keys_opts *opts, const struct dmo_keys_
 /* Wipes and frees the key it unlocked, if any. NULL is fine. */
 void dmo_keys_unlock_free(struct dmo_keys_unlock *u);
 /* The engine's dmo_unlock_fn (ctx: a struct dmo_keys_unlock). *key stays
- * the unlock's: valid until dmo_keys_unlock_free. */
+ * the unlock's: valid until dmo_keys_unlock_free. An image with a TPM
+ * section is unsealed by the TPM first; the recovery after. */
 int dmo_keys_unlock(void *ctx, const struct dmo_image_info *info, struct dmo_crypto_key **key);
+/* The engine's dmo_consume_fn: an image with a counter is taken only while
+ * the TPM's counter holds the image's value (-ESTALE otherwise), and the
+ * counter is incremented. Without a TPM (the recovery opened the image)
+ * the counter cannot be checked: said, and the image is taken. */
+int dmo_keys_consume(void *ctx, const struct dmo_image_info *info);
 
 #endif

@@ -145,8 +145,9 @@ static int policy(struct dmo_tpm *t, ESYS_TR session, uint32_t mask, bool pin)
         return r;
 }
 
-/* A session of type (trial or policy); salted by salt_key, with AES-CFB
- * parameter encryption, unless that is ESYS_TR_NONE. */
+/* A session of type (trial, policy or HMAC); salted by salt_key, with
+ * AES-CFB encryption of the response (policy) or of the command (HMAC),
+ * unless that is ESYS_TR_NONE. */
 static int session(struct dmo_tpm *t, TPM2_SE type, ESYS_TR salt_key, ESYS_TR *out)
 {
         const TPMT_SYM_DEF aes = {
@@ -155,9 +156,11 @@ static int session(struct dmo_tpm *t, TPM2_SE type, ESYS_TR salt_key, ESYS_TR *o
         int r = tpm_errno(Esys_StartAuthSession(
             t->esys, salt_key, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, NULL, type,
             salt_key == ESYS_TR_NONE ? &none : &aes, TPM2_ALG_SHA256, out));
+        const TPMA_SESSION crypt =
+            type == TPM2_SE_HMAC ? TPMA_SESSION_DECRYPT : TPMA_SESSION_ENCRYPT;
         if (r == 0 && salt_key != ESYS_TR_NONE)
                 r = tpm_errno(Esys_TRSess_SetAttributes(
-                    t->esys, *out, TPMA_SESSION_ENCRYPT | TPMA_SESSION_CONTINUESESSION, 0xff));
+                    t->esys, *out, crypt | TPMA_SESSION_CONTINUESESSION, 0xff));
         return r;
 }
 
@@ -226,7 +229,7 @@ int dmo_tpm_seal(struct dmo_tpm *t, const uint8_t *secret, size_t len, uint32_t 
         const TPML_PCR_SELECTION creation = {0};
         TPM2B_PRIVATE *priv = NULL;
         TPM2B_PUBLIC *pub = NULL;
-        ESYS_TR parent = ESYS_TR_NONE;
+        ESYS_TR parent = ESYS_TR_NONE, hmac = ESYS_TR_NONE;
         sens.sensitive.data.size = (UINT16)len;
         memcpy(sens.sensitive.data.buffer, secret, len);
         if (pin_len)
@@ -234,15 +237,20 @@ int dmo_tpm_seal(struct dmo_tpm *t, const uint8_t *secret, size_t len, uint32_t 
         int r = policy_digest(t, pcr_mask, pin_len > 0, &tmpl.publicArea.authPolicy);
         if (r == 0)
                 r = primary(t, &parent);
+        /* The key goes to the TPM encrypted: a session salted by the
+         * primary key encrypts the command's first parameter. */
         if (r == 0)
-                r = tpm_errno(Esys_Create(t->esys, parent, ESYS_TR_PASSWORD, ESYS_TR_NONE,
-                                          ESYS_TR_NONE, &sens, &tmpl, &outside, &creation, &priv,
-                                          &pub, NULL, NULL, NULL));
+                r = session(t, TPM2_SE_HMAC, parent, &hmac);
+        if (r == 0)
+                r = tpm_errno(Esys_Create(t->esys, parent, hmac, ESYS_TR_NONE, ESYS_TR_NONE, &sens,
+                                          &tmpl, &outside, &creation, &priv, &pub, NULL, NULL,
+                                          NULL));
         if (r == 0)
                 r = marshal(pub, priv, blob, blob_len);
         sodium_memzero(&sens, sizeof(sens));
         Esys_Free(priv);
         Esys_Free(pub);
+        flush(t, &hmac);
         flush(t, &parent);
         return r;
 }
@@ -369,40 +377,4 @@ int dmo_tpm_counter_increment(struct dmo_tpm *t, uint32_t index, uint64_t *value
         if (r == 0 && value)
                 r = dmo_tpm_counter_read(t, index, value);
         return r;
-}
-
-/* ---- PCR lists ---- */
-
-int dmo_tpm_pcrs_parse(const char *text, uint32_t *mask)
-{
-        uint32_t m = 0;
-        const char *p = text;
-        while (*p) {
-                if (*p < '0' || *p > '9')
-                        return -EINVAL;
-                unsigned n = 0;
-                while (*p >= '0' && *p <= '9' && n < DMO_TPM_PCR_COUNT)
-                        n = n * 10 + (unsigned)(*p++ - '0');
-                if (n >= DMO_TPM_PCR_COUNT)
-                        return -EINVAL;
-                m |= 1u << n;
-                if (*p == '+' || *p == ',') {
-                        p++;
-                        if (!*p)
-                                return -EINVAL;
-                } else if (*p) {
-                        return -EINVAL;
-                }
-        }
-        *mask = m;
-        return 0;
-}
-
-void dmo_tpm_pcrs_format(uint32_t mask, char *buf, size_t len)
-{
-        size_t n = 0;
-        buf[0] = '\0';
-        for (unsigned i = 0; i < DMO_TPM_PCR_COUNT && n < len; i++)
-                if (mask & (1u << i))
-                        n += (size_t)snprintf(buf + n, len - n, "%s%u", n ? "+" : "", i);
 }

@@ -10,8 +10,9 @@
  * chosen SHA-256 PCRs as they are now, with PolicyAuthValue added when a
  * PIN is given. The object is fixedTPM: the TPM that sealed it, unchanged
  * (not cleared), with the same PCR values, is the only one that unseals it.
- * The unseal runs in a session salted by the primary key, with the response
- * encrypted, so the secret does not cross the bus in the clear.
+ * The create and the unseal run in sessions salted by the primary key,
+ * with the command (create) or the response (unseal) encrypted, so the
+ * secret does not cross the bus in the clear.
  *
  * The counter: an NV index of type counter (TPMA_NV_COUNTER), defined once
  * (enrolment) with an empty authorization; it only ever goes up, and a
@@ -39,12 +40,8 @@
 
 /* The sealed object as the TPM gave it (TPM2B_PUBLIC then TPM2B_PRIVATE,
  * marshalled): a few hundred bytes. */
-#define DMO_TPM_BLOB_MAX 512u
-/* The counter's default NV index, in the owner's range. */
-#define DMO_TPM_COUNTER_INDEX_DEFAULT 0x01d0c0deu
-/* PCRs 0..23 (SHA-256 bank). Default: 7, the Secure Boot state. */
-#define DMO_TPM_PCRS_DEFAULT (1u << 7)
-#define DMO_TPM_PCR_COUNT    24u
+#define DMO_TPM_BLOB_MAX  512u
+#define DMO_TPM_PCR_COUNT 24u /* PCRs 0..23 (SHA-256 bank) */
 
 struct dmo_tpm;
 
@@ -69,11 +66,5 @@ int dmo_tpm_counter_define(struct dmo_tpm *t, uint32_t index);
 int dmo_tpm_counter_read(struct dmo_tpm *t, uint32_t index, uint64_t *value);
 /* Adds one; *value (nullable): the value after. */
 int dmo_tpm_counter_increment(struct dmo_tpm *t, uint32_t index, uint64_t *value);
-
-/* "7", "0+7", "0,2,7" (systemd-cryptenroll --tpm2-pcrs' syntax, numbers
- * only), "" for none: the mask. -EINVAL: not a PCR list. */
-int dmo_tpm_pcrs_parse(const char *text, uint32_t *mask);
-/* The mask as "0+7" into buf (len >= 64). */
-void dmo_tpm_pcrs_format(uint32_t mask, char *buf, size_t len);
 
 #endif
