@@ -16,6 +16,12 @@
  * Encrypted images add two rows: a wrong passphrase (the image must stay
  * whole for the next boot), then the right one; and a chunk forged with its
  * checksums recomputed (refused, swap plain again).
+ * The TPM's outcomes, as the key module hands them to the engine, add three
+ * rows: the TPM refusing to unseal (or absent) with no recovery key (the
+ * image must stay whole), the counter no longer matching (refused, swap
+ * plain again), and the counter failing once the image is authenticated
+ * (kept whole). tests/engine-tpm.test runs the same through a real
+ * software TPM.
  * The last line reads "fault-matrix: N trials, S stale, W wrong, U unusable".
  * DMO_TEST_SMALL=1 (the sanitizer pass) runs fewer flips and truncations. */
 #include <errno.h>
@@ -69,6 +75,8 @@ struct trial {
         uint64_t resume_seed;       /* 0: SEED */
         const char *hib_pass;       /* encrypt with this passphrase */
         const char *res_pass;       /* the passphrase typed at resume; NULL: none */
+        int tpm_unlock;             /* the TPM's unseal fails so, no recovery key */
+        int tpm_consume;            /* the TPM's counter answers so */
 };
 
 /* Argon2id at its cheapest: the matrix runs thousands of trials. */
@@ -197,10 +205,20 @@ static int hibernate_child(const struct trial *t)
 static int unlock_with(void *ctx, const struct dmo_image_info *info, struct dmo_crypto_key **key)
 {
         const struct trial *t = ctx;
+        if (t->tpm_unlock)
+                return t->tpm_unlock;
         if (!t->res_pass)
                 return -ENOKEY;
         return dmo_crypto_unwrap_passphrase(&info->header.crypto.env, t->res_pass,
                                             strlen(t->res_pass), key);
+}
+
+/* The TPM's counter once the image is authenticated. */
+static int consume_with(void *ctx, const struct dmo_image_info *info)
+{
+        const struct trial *t = ctx;
+        (void)info;
+        return t->tpm_consume;
 }
 
 /* Child: one boot's resume. Exit: the outcome (enum dmo_resume_outcome). */
@@ -225,6 +243,7 @@ static int resume_child(const struct trial *t)
             .progress = progress,
             .hooks = {.ctx = &hc, .image_found = h_image_found, .before_restore = h_before_restore},
             .unlock = unlock_with,
+            .consume = consume_with,
             .unlock_ctx = (void *)t,
         };
         struct dmo_resume_result res;
@@ -615,6 +634,35 @@ static void matrix(void)
                 run_trial(&rp, &(struct trial){.skip_hibernate = true, .res_pass = "right"});
         }
         add(&rp);
+
+        /* TPM: unsealing refused or no TPM, and no recovery key: the image
+         * stays whole for the boot that has one; then it restores. */
+        struct row ru = {.name = "TPM refuses or is absent, no recovery"};
+        REQUIRE(fresh_swap());
+        run_trial(&ru, &(struct trial){.hib_pass = "right", .tpm_unlock = -EKEYREJECTED});
+        run_trial(&ru, &(struct trial){.skip_hibernate = true, .tpm_unlock = -ENOKEY});
+        run_trial(&ru, &(struct trial){.skip_hibernate = true, .res_pass = "right"});
+        CHECK_INT(ru.restored, ==, 1);
+        add(&ru);
+
+        /* TPM: the counter has moved on (restored once, an older copy):
+         * refused, swap plain again, nothing restored. */
+        struct row rm = {.name = "TPM counter mismatch"};
+        REQUIRE(fresh_swap());
+        run_trial(
+            &rm, &(struct trial){.hib_pass = "right", .res_pass = "right", .tpm_consume = -ESTALE});
+        CHECK_INT(rm.refused, ==, 1);
+        add(&rm);
+
+        /* TPM: the counter cannot be incremented (the TPM went away): the
+         * image is kept whole, nothing restored. */
+        struct row ri = {.name = "TPM counter fails at resume"};
+        REQUIRE(fresh_swap());
+        run_trial(
+            &ri, &(struct trial){.hib_pass = "right", .res_pass = "right", .tpm_consume = -ENODEV});
+        run_trial(&ri, &(struct trial){.skip_hibernate = true, .res_pass = "right"});
+        CHECK_INT(ri.restored, ==, 1);
+        add(&ri);
 
         /* Encrypted: a chunk's payload changed by someone who recomputed
          * its payload hash and header checksum, but cannot make its tag. */

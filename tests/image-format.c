@@ -273,7 +273,7 @@ static void test_header_encryption_section_round_trips(void)
         CHECK_INT(d.crypto.env.mode, ==, DMO_ENCRYPT_PASSPHRASE);
         CHECK(memcmp(&d.crypto.env, &h.crypto.env, sizeof(d.crypto.env)) == 0);
         CHECK(memcmp(d.crypto.mac, h.crypto.mac, sizeof(d.crypto.mac)) == 0);
-        CHECK_INT(d.minor, ==, 1);
+        CHECK_INT(d.minor, ==, DMO_IMAGE_MINOR);
 
         /* AES-256-GCM is a known cipher whether or not this CPU runs it;
          * anything else is refused. */
@@ -283,6 +283,117 @@ static void test_header_encryption_section_round_trips(void)
         CHECK_INT(d.crypto.cipher, ==, DMO_CHUNK_CIPHER_AES256GCM);
         h.crypto.cipher = 3;
         CHECK_INT(dmo_image_header_encode(page, PS, &h), ==, -EINVAL);
+}
+
+static struct dmo_image_header tpm_header(void)
+{
+        struct dmo_image_header h = encrypted_header();
+        h.flags |= DMO_IMAGE_F_TPM;
+        h.crypto.env.mode = DMO_ENCRYPT_PUBKEY; /* the recovery wrapping */
+        h.crypto.env.opslimit = 0;
+        h.crypto.env.memlimit = 0;
+        h.crypto.env.wrapped_len = DMO_CRYPTO_WRAPPED_MAX;
+        memset(h.crypto.env.wrapped, 10, h.crypto.env.wrapped_len);
+        h.tpm.pcrs = (1u << 7) | (1u << 0);
+        h.tpm.flags = DMO_IMAGE_TPM_PIN;
+        h.tpm.nv_index = 0x01d0c0de;
+        h.tpm.counter = 41;
+        h.tpm.blob_len = 300;
+        memset(h.tpm.blob, 0x77, h.tpm.blob_len);
+        return h;
+}
+
+static void test_header_tpm_section_round_trips_in_a_longer_header(void)
+{
+        struct dmo_image_header h = tpm_header(), d;
+        uint8_t page[PS];
+        REQUIRE(dmo_image_header_encode(page, PS, &h) == 0);
+        CHECK_INT(dmo_get_le32(page + 12), ==, DMO_IMAGE_TPM_OFFSET + DMO_IMAGE_TPM_LEN);
+        CHECK_INT(dmo_image_header_decode(page, PS, &d, NULL), ==, 0);
+        CHECK(memcmp(&d.tpm, &h.tpm, sizeof(d.tpm)) == 0);
+        CHECK_INT(d.header_len, ==, DMO_IMAGE_TPM_OFFSET + DMO_IMAGE_TPM_LEN);
+
+        /* The checksum covers the section: a flipped counter is corruption. */
+        page[DMO_IMAGE_TPM_OFFSET + 16] ^= 1;
+        enum dmo_image_fault f;
+        CHECK_INT(dmo_image_header_decode(page, PS, &d, &f), ==, -EBADMSG);
+        CHECK_INT(f, ==, DMO_FAULT_HEADER_CHECKSUM);
+
+        /* A header too short for the section it announces. */
+        REQUIRE(dmo_image_header_encode(page, PS, &h) == 0);
+        dmo_put_le32(page + 12, 1024);
+        reseal_header(page);
+        CHECK_INT(dmo_image_header_decode(page, PS, &d, &f), ==, -EBADMSG);
+        CHECK_INT(f, ==, DMO_FAULT_HEADER_FIELDS);
+
+        /* Without the TPM, the header is as long as in 1.1. */
+        struct dmo_image_header e = encrypted_header();
+        REQUIRE(dmo_image_header_encode(page, PS, &e) == 0);
+        CHECK_INT(dmo_get_le32(page + 12), ==, DMO_IMAGE_HEADER_LEN);
+}
+
+static void test_header_tpm_section_fields_are_checked(void)
+{
+        struct dmo_image_header h;
+        uint8_t page[PS];
+        h = tpm_header();
+        h.flags &= ~DMO_IMAGE_F_ENCRYPTED; /* a sealed key for a plain image */
+        CHECK_INT(dmo_image_header_encode(page, PS, &h), ==, -EINVAL);
+        h = tpm_header();
+        h.tpm.pcrs = 1u << 24;
+        CHECK_INT(dmo_image_header_encode(page, PS, &h), ==, -EINVAL);
+        h = tpm_header();
+        h.tpm.flags = 2;
+        CHECK_INT(dmo_image_header_encode(page, PS, &h), ==, -EINVAL);
+        h = tpm_header();
+        h.tpm.nv_index = 0x81000001u; /* a persistent object, not an NV index */
+        CHECK_INT(dmo_image_header_encode(page, PS, &h), ==, -EINVAL);
+        h = tpm_header();
+        h.tpm.nv_index = 0; /* a counter value without a counter */
+        CHECK_INT(dmo_image_header_encode(page, PS, &h), ==, -EINVAL);
+        h = tpm_header();
+        h.tpm.blob_len = 0;
+        memset(h.tpm.blob, 0, sizeof(h.tpm.blob));
+        CHECK_INT(dmo_image_header_encode(page, PS, &h), ==, -EINVAL);
+        h = tpm_header();
+        h.tpm.blob_len = DMO_IMAGE_TPM_BLOB_MAX + 1;
+        CHECK_INT(dmo_image_header_encode(page, PS, &h), ==, -EINVAL);
+        h = tpm_header();
+        h.tpm.blob[h.tpm.blob_len] = 1; /* one encoding per image */
+        CHECK_INT(dmo_image_header_encode(page, PS, &h), ==, -EINVAL);
+        h = encrypted_header();
+        h.tpm.counter = 5; /* TPM fields without the flag */
+        CHECK_INT(dmo_image_header_encode(page, PS, &h), ==, -EINVAL);
+
+        /* Bytes past 1024 without the flag are a newer minor's business. */
+        h = encrypted_header();
+        REQUIRE(dmo_image_header_encode(page, PS, &h) == 0);
+        dmo_put_le32(page + 12, 2048);
+        memset(page + 1024, 0x5a, 1024);
+        reseal_header(page);
+        struct dmo_image_header d;
+        CHECK_INT(dmo_image_header_decode(page, PS, &d, NULL), ==, 0);
+        CHECK_INT(d.tpm.blob_len, ==, 0);
+}
+
+static void test_header_mac_covers_the_tpm_section(void)
+{
+        struct dmo_image_header h = tpm_header();
+        struct dmo_crypto_key *k = NULL;
+        const struct dmo_extent ext[1] = {{.offset = 100 * PS, .pages = 600}};
+        uint8_t sec[DMO_IMAGE_CRYPTO_LEN];
+        h.extent_count = 1;
+        REQUIRE(dmo_crypto_key_new(&k) == 0);
+        dmo_image_crypto_section(&h.crypto, sec);
+        REQUIRE(dmo_crypto_key_bind(k, h.crypto.cipher, sec, sizeof(sec)) == 0);
+        REQUIRE(dmo_image_header_mac(k, &h, ext, 1) == 0);
+        CHECK_INT(dmo_image_header_mac_verify(k, &h, ext, 1), ==, 0);
+        h.tpm.counter--; /* an older counter value, written with a new checksum */
+        CHECK_INT(dmo_image_header_mac_verify(k, &h, ext, 1), ==, -EBADMSG);
+        h.tpm.counter++;
+        h.tpm.pcrs = 1u << 7; /* fewer PCRs */
+        CHECK_INT(dmo_image_header_mac_verify(k, &h, ext, 1), ==, -EBADMSG);
+        dmo_crypto_key_free(k);
 }
 
 static void test_header_half_encrypted_is_refused(void)
@@ -941,6 +1052,8 @@ DMO_TEST_MAIN(
     T(test_header_identity_without_nul_is_refused), T(test_header_newer_minor_is_accepted),
     T(test_header_newer_major_is_refused_as_unsupported),
     T(test_header_encryption_section_round_trips), T(test_header_half_encrypted_is_refused),
+    T(test_header_tpm_section_round_trips_in_a_longer_header),
+    T(test_header_tpm_section_fields_are_checked), T(test_header_mac_covers_the_tpm_section),
     T(test_header_bad_magic_or_length_is_corruption),
     T(test_sig_install_makes_blkid_see_swsuspend_and_remove_gives_swap_back),
     T(test_sig_works_with_large_page_sizes),

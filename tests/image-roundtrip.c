@@ -201,7 +201,7 @@ static void set_unknown_feature(uint8_t *page)
         memcpy(tmp, page, PS);
         /* Decode refuses it once flagged, so edit the valid one. */
         if (dmo_image_header_decode(tmp, PS, &h, NULL) == 0) {
-                h.flags |= 0x2u;
+                h.flags |= 0x8000u; /* an incompatible feature no dormouse has */
                 dmo_image_header_encode(page, PS, &h);
         }
 }

@@ -68,6 +68,7 @@ enum dmo_cli_command {
         DMO_CMD_KEYGEN,
         DMO_CMD_SUSPEND_THEN_HIBERNATE,
         DMO_CMD_HYBRID_SLEEP,
+        DMO_CMD_ENROLL_TPM,
 };
 
 /* The one map from how a command ended (0 or a negative errno, see above)
@@ -159,6 +160,8 @@ enum {
         OPT_NO_INITRAMFS_CHECK,
         OPT_SIM_STATE_DIR,
         OPT_EFIVARS,
+        OPT_TPM_DEVICE,
+        OPT_TPM_PCRS,
         OPT_HELP,
 };
 
@@ -190,6 +193,7 @@ int dmo_cmd_theme(int argc, char **argv);
 int dmo_cmd_keygen(int argc, char **argv);
 int dmo_cmd_suspend_then_hibernate(int argc, char **argv);
 int dmo_cmd_hybrid_sleep(int argc, char **argv);
+int dmo_cmd_enroll_tpm(int argc, char **argv);
 
 /* Resolves where the image lives: --resume-device, then the config's
  * "resume device", then resume= on the kernel command line. Fills the swap
@@ -216,36 +220,11 @@ int dmo_cli_swap_target_why(const struct dmo_cli_common *c, bool wait, struct dm
                             char *path_buf, size_t path_len, bool *noresume, char *why,
                             size_t why_len, enum dmo_cli_target_source *source);
 
-const char *dmo_cli_step_text(int step);
-/* How the machine went down after a hibernation, for the last line. */
-const char *dmo_cli_went_down_text(enum dmo_shutdown how, bool simulated);
-
 /* DORMOUSE_DEBUG_TIMING is set: the engine profiles its data phases and the
  * CLI reports where the time went (the VM benchmarks read it). */
 bool dmo_cli_profiling(void);
 /* DORMOUSE_DEBUG_LOCK_MEMORY is set: mlockall with the simulated kernel too,
  * as with the real one (the benchmark measures the locked memory). */
 bool dmo_cli_debug_lock_memory(void);
-
-/* Resume's outcome in words: prints what a person should know, writes a
- * refusal into msg (for the splash; the caller prints it) and returns the
- * command's result. An image skipped without a refusal (discarded by
- * noresume, another tool's) is said at once and its sentence also left in
- * note (both "" otherwise), for the journal. swap_state says whether the
- * swap area is usable again after a refusal. */
-int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo_resume_result *res,
-                            char *msg, size_t len, char *note, size_t note_len);
-void dmo_cli_resume_swap_state(const struct dmo_resume_result *res);
-/* The kernel releases an image names, fit to show: at most 64 bytes each,
- * control characters replaced (no escape sequence from the image reaches a
- * terminal or the splash). */
-void dmo_cli_printable_releases(const char *image_release, const char *running_release,
-                                char made_by[65], char running[65]);
-
-/* The image a hibernation wrote: size, ratio, where the time went. */
-void dmo_cli_print_stats(const struct dmo_engine_stats *stats);
-
-/* Engine hook: prints the data phase's profile, if it was taken. */
-void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *stats);
 
 #endif

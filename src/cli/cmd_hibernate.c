@@ -8,8 +8,8 @@
 #include "cli/cli.h"
 #include "cli/config.h"
 #include "cli/display.h"
-#include "cli/efi_location.h"
 #include "cli/keys.h"
+#include "cli/report.h"
 #include "cli/resume_check.h"
 #include "engine/engine.h"
 #include "util/i18n.h"
@@ -42,24 +42,25 @@ static void usage(FILE *f)
               "  --sim-proc DIR --sim-state-dir DIR  the simulated machine's /proc and\n"
               "                         /var/lib/dormouse: check them as the real ones\n"
               "  --debug-step-delay MS  pause at each percent of the data phase (screenshots)\n"),
-            dmo_cli_default_public_key, DMO_SYSCONFDIR "/dormouse.conf");
+            dmo_keys_default_public_key, DMO_SYSCONFDIR "/dormouse.conf");
         fputs(_("  --efivars DIR          where HibernateLocation is written when nothing names a\n"
                 "                         resume device (default the system's efivarfs)\n"),
               f);
+        fputs(_("  --encrypt tpm|tpm+passphrase  the key sealed by the TPM (and a PIN)\n"), f);
+        fputs(_("  --tpm-pcrs LIST        PCRs the key is sealed to (default 7; like 0+7)\n"), f);
+        fputs(_("  --tpm-device TCTI      the TPM (tpm2-tss TCTI; default its own choice)\n"), f);
 }
 
 struct hibernate_cmd {
         struct dmo_cli_common c;
         struct dmo_hibernate_config hc;
         const char *compress, *shutdown, *image_size; /* as given */
-        const char *encrypt;                          /* --encrypt as given */
-        struct dmo_cli_keyopts keys;
-        struct dmo_crypto_key *key; /* encrypted: this image's key, ours */
-        struct dmo_crypto_envelope envelope;
-        int level;                         /* --compress-level; < 0: not given */
-        bool no_initramfs_check;           /* --no-initramfs-check */
-        enum dmo_cli_target_source source; /* picked: HibernateLocation goes with it */
-        const char *sim_state_dir;         /* --sim-state-dir */
+        struct dmo_cli_keyargs k;                     /* key options as given */
+        struct dmo_cli_image_keys keys;               /* encrypted: this image's, ours */
+        int level;                                    /* --compress-level; < 0: not given */
+        bool no_initramfs_check;                      /* --no-initramfs-check */
+        enum dmo_cli_target_source source;            /* picked: HibernateLocation goes with it */
+        const char *sim_state_dir;                    /* --sim-state-dir */
         bool help;
         char path[512];    /* the resolved resume device */
         char failure[512]; /* what went wrong, for the splash and stderr */
@@ -77,6 +78,8 @@ static int parse_options(struct hibernate_cmd *h, int argc, char **argv)
             {"encrypt", required_argument, NULL, OPT_ENCRYPT},
             {"key-file", required_argument, NULL, OPT_KEY_FILE},
             {"public-key", required_argument, NULL, OPT_PUBLIC_KEY},
+            {"tpm-device", required_argument, NULL, OPT_TPM_DEVICE},
+            {"tpm-pcrs", required_argument, NULL, OPT_TPM_PCRS},
             {"no-initramfs-check", no_argument, NULL, OPT_NO_INITRAMFS_CHECK},
             {"sim-state-dir", required_argument, NULL, OPT_SIM_STATE_DIR},
             {0},
@@ -88,7 +91,7 @@ static int parse_options(struct hibernate_cmd *h, int argc, char **argv)
                 r = dmo_cli_common_option(&h->c, opt, optarg);
                 if (r < 0)
                         return r;
-                if (r > 0)
+                if (r > 0 || dmo_cli_keys_option(&h->k, opt, optarg))
                         continue;
                 switch (opt) {
                 case OPT_COMPRESS:
@@ -104,15 +107,6 @@ static int parse_options(struct hibernate_cmd *h, int argc, char **argv)
                         break;
                 case OPT_SHUTDOWN:
                         h->shutdown = optarg;
-                        break;
-                case OPT_ENCRYPT:
-                        h->encrypt = optarg;
-                        break;
-                case OPT_KEY_FILE:
-                        h->keys.key_file = optarg;
-                        break;
-                case OPT_PUBLIC_KEY:
-                        h->keys.public_key = optarg;
                         break;
                 case OPT_NO_INITRAMFS_CHECK:
                         h->no_initramfs_check = true;
@@ -166,17 +160,8 @@ static int parse_config(struct hibernate_cmd *h)
                               h->shutdown);
                 return -EINVAL;
         }
-        h->keys.mode = c->config.encrypt;
-        if (h->encrypt && dmo_encrypt_mode_parse(h->encrypt, &h->keys.mode) < 0) {
-                dmo_cli_error(_("--encrypt: \"%s\" is unknown; use passphrase, pubkey or none"),
-                              h->encrypt);
+        if (dmo_cli_keys_finish(&h->k, &c->config) < 0)
                 return -EINVAL;
-        }
-        if (!h->keys.key_file && c->config.key_file[0])
-                h->keys.key_file = c->config.key_file;
-        if (!h->keys.public_key && c->config.public_key[0])
-                h->keys.public_key = c->config.public_key;
-        h->keys.kdf = c->config.kdf;
         if (h->image_size) {
                 if (dmo_cli_parse_size("--image-size", h->image_size, 0, INT64_MAX, &bytes) < 0)
                         return -EINVAL;
@@ -194,24 +179,6 @@ static int parse(struct hibernate_cmd *h, int argc, char **argv)
         return parse_config(h);
 }
 
-static void set_hooks(struct dmo_hibernate_config *hc, struct dmo_splash_session *splash)
-{
-        hc->hooks.ctx = splash;
-        hc->hooks.devices_thawed = dmo_splash_session_devices_thawed;
-        hc->hooks.before_freeze = dmo_splash_session_before_freeze;
-        hc->hooks.after_freeze = dmo_splash_session_after_freeze;
-        hc->hooks.before_snapshot = dmo_splash_session_pause;
-        hc->hooks.stats_ready = dmo_cli_print_profile;
-        hc->hooks.choose_shutdown = dmo_cli_splash_choose_shutdown;
-}
-
-/* The target has no swap signature: a configuration error, as for resume. */
-static bool not_swap(const struct dmo_hibernate_result *res)
-{
-        return res->step == DMO_STEP_SWAP_HEADER &&
-               (res->error == -ENODEV || res->error == -EINVAL);
-}
-
 /* Opens the kernel, brings up the splash, runs the engine; the splash shows
  * a failure before it goes. 0 when the engine ran (h->res says how). */
 static int run(struct hibernate_cmd *h)
@@ -220,29 +187,18 @@ static int run(struct hibernate_cmd *h)
         struct dmo_progress *progress = NULL;
         struct dmo_splash_session *splash = NULL;
         struct dmo_cli_splash cs;
-        /* Before the snapshot device is even opened (its open already
-         * tells the kernel's PM notifiers a hibernation is coming); but a
-         * kernel that refuses any hibernation (lockdown) says so first. */
-        struct dmo_cli_resume_check check = {
+        const struct dmo_cli_resume_check check = {
             .c = &h->c,
             .target = &h->hc.target,
-            .encrypt = h->keys.mode,
-            .secret_key = h->c.config.secret_key[0] ? h->c.config.secret_key : NULL,
+            .encrypt = h->k.opts.mode,
+            .secret_key = h->k.opts.secret_key,
             .skip_initramfs = h->no_initramfs_check || h->c.config.skip_initramfs_check,
             .sim_state_dir = h->sim_state_dir,
             .via_efi_location = h->source == DMO_TARGET_ACTIVE_SWAP,
         };
-        int r = dmo_cli_kernel_refuses_hibernation(&h->c) ? 0 : dmo_cli_check_resumable(&check);
+        int r = dmo_cli_prepare_resume(&check);
         if (r < 0)
                 return r;
-        /* Written while everything can still stop; a hibernation that
-         * fails or is cancelled leaves a stale one, which the resume and
-         * systemd-hibernate-clear both know to ignore and remove. */
-        if (h->source == DMO_TARGET_ACTIVE_SWAP) {
-                r = dmo_cli_efi_location_write(&h->c, &h->hc.target);
-                if (r < 0)
-                        return r;
-        }
         r = dmo_progress_new(DMO_MODE_HIBERNATE, &progress);
         if (r < 0)
                 return r;
@@ -252,92 +208,25 @@ static int run(struct hibernate_cmd *h)
         /* The splash loads everything it will ever need before the freeze. */
         dmo_cli_splash_init(&cs, &h->c, DMO_MODE_HIBERNATE, progress);
         dmo_splash_session_new(&cs.params, &splash);
-        dmo_cli_warn_readable_swap(h->hc.target.path, h->keys.mode != DMO_ENCRYPT_NONE);
-        if (h->keys.mode != DMO_ENCRYPT_NONE) {
-                /* Asked for and derived now: nothing secret is made after
-                 * the snapshot. */
-                r = dmo_cli_hibernate_key(&h->keys, splash, &h->key, &h->envelope);
-                if (r < 0) {
-                        dmo_splash_session_free(splash);
-                        r = r == -ECANCELED ? -ECANCELED : -EKEYREJECTED;
-                        goto out;
-                }
-                h->hc.key = h->key;
-                h->hc.envelope = &h->envelope;
+        /* Asked for and derived now: nothing secret is made after the
+         * snapshot. */
+        r = dmo_cli_hibernate_key(&h->k.opts, splash, h->hc.target.path, &h->keys, &h->hc);
+        if (r < 0) {
+                dmo_splash_session_free(splash);
+                goto out;
         }
         h->hc.progress = progress;
-        set_hooks(&h->hc, splash);
+        dmo_cli_splash_hibernate_hooks(&h->hc.hooks, splash);
         dmo_engine_hibernate(snap, &h->hc, &h->res);
-        if (h->res.outcome == DMO_HIBERNATE_FAILED && not_swap(&h->res))
-                /* The same sentence as resume gives for the same device. */
-                snprintf(h->failure, sizeof(h->failure),
-                         _("%s: no swap signature; run mkswap on it, or point "
-                           "\"resume device\" at a swap area"),
-                         h->hc.target.path);
-        else if (h->res.outcome == DMO_HIBERNATE_FAILED)
-                snprintf(h->failure, sizeof(h->failure), _("hibernation failed while %s (%s): %s"),
-                         dmo_cli_step_text(h->res.step), h->hc.target.path,
-                         strerror(-h->res.error));
+        dmo_cli_hibernate_failure(&h->res, h->hc.target.path, h->failure, sizeof(h->failure));
         dmo_splash_session_fail(splash, h->failure[0] ? h->failure : NULL);
         dmo_splash_session_free(splash);
 out:
-        dmo_crypto_key_free(h->key);
-        h->key = NULL;
+        dmo_crypto_key_free(h->keys.key);
+        h->keys.key = NULL;
         dmo_snapshot_free(snap);
         dmo_progress_free(progress);
         return r;
-}
-
-static void report_failure(const struct hibernate_cmd *h)
-{
-        dmo_cli_error("%s", h->failure);
-        if (h->res.error == -ENOSPC)
-                dmo_cli_note(_("the swap area is too small for this image: it had %.1f MB free "
-                               "and the image holds %.1f MB of memory before compression. Make "
-                               "the area larger, or lower \"image size\" so the kernel frees "
-                               "more memory first"),
-                             (double)h->res.swap_free_bytes / 1e6,
-                             (double)h->res.image_bytes / 1e6);
-        fprintf(stderr, "%s\n",
-                h->res.signature_cleared
-                    ? _("dormouse: nothing was hibernated; the system is running and "
-                        "the swap area is intact")
-                    : _("dormouse: nothing was hibernated; the system is running"));
-}
-
-/* Says what happened; returns the command's result. */
-static int report(const struct hibernate_cmd *h)
-{
-        const char *dev = h->hc.target.path;
-        switch (h->res.outcome) {
-        case DMO_HIBERNATE_POWERED_OFF:
-                if (h->res.went_down_into_image)
-                        dmo_cli_error(_("the machine could not stay up: the image on %s could not "
-                                        "be removed (%s), and a running system must never keep "
-                                        "one; it went down into the image instead (%s), which "
-                                        "still matches the disks"),
-                                      dev, strerror(-h->res.sig_error),
-                                      dmo_shutdown_name(h->res.shutdown_used));
-                dmo_cli_print_stats(&h->res.stats);
-                fprintf(stderr, _("dormouse: image written to %s; %s\n"), dev,
-                        dmo_cli_went_down_text(h->res.shutdown_used, h->c.simulated));
-                return 0;
-        case DMO_HIBERNATE_RESUMED:
-                fprintf(stderr, _("dormouse: resumed\n"));
-                return 0;
-        case DMO_HIBERNATE_ABORTED:
-                fprintf(stderr,
-                        _("dormouse: hibernation cancelled; the system is running and %s "
-                          "is a plain swap area again\n"),
-                        dev);
-                return -ECANCELED;
-        case DMO_HIBERNATE_FAILED:
-                break;
-        }
-        report_failure(h);
-        /* the engine's error is in the message; a device that is not a swap
-         * area is a configuration error (exit 2), as for resume */
-        return not_swap(&h->res) ? -EINVAL : -EIO;
 }
 
 int dmo_cmd_hibernate(int argc, char **argv)
@@ -348,7 +237,7 @@ int dmo_cmd_hibernate(int argc, char **argv)
         if (r == 0 && !h.help)
                 r = run(&h);
         if (r == 0 && !h.help)
-                r = report(&h);
+                r = dmo_cli_hibernate_report(&h.res, h.hc.target.path, h.c.simulated, h.failure);
         dmo_cli_common_release(&h.c);
         return dmo_cli_exit_status(DMO_CMD_HIBERNATE, r);
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "keys/keys.h"
 #include "image/reader.h"
 #include "kernel/blockdev.h"
 #include "kernel/swap_area.h"
@@ -33,6 +34,22 @@ static const char *const fault_text_table[DMO_FAULT_COUNT] = {
 };
 DMO_STRING_TABLE_TO_STRING(static, fault_text, enum dmo_image_fault, fault_text_table, "?")
 
+/* The TPM modes: the PCRs, the PIN, the recovery, the counter. */
+static void print_tpm(const struct dmo_image_header *h)
+{
+        char pcrs[64];
+        dmo_keys_pcrs_format(h->tpm.pcrs, pcrs, sizeof(pcrs));
+        printf(_("  encryption:   TPM (%s; image key sealed to PCRs %s%s; recovery: the public "
+                 "key)\n"),
+               dmo_crypto_cipher_name(h->crypto.cipher), pcrs[0] ? pcrs : _("none"),
+               h->tpm.flags & DMO_IMAGE_TPM_PIN ? _(" and a PIN") : "");
+        if (h->tpm.nv_index)
+                printf(_("  rollback:     TPM counter 0x%08llx must still be %llu\n"),
+                       (unsigned long long)h->tpm.nv_index, (unsigned long long)h->tpm.counter);
+        else
+                printf("%s", _("  rollback:     not protected (no TPM counter)\n"));
+}
+
 /* The mode and costs, which need no key; and plainly when there is none. */
 static void print_encryption(const struct dmo_image_header *h)
 {
@@ -43,9 +60,11 @@ static void print_encryption(const struct dmo_image_header *h)
                 printf(_("  encryption:   passphrase (%s; Argon2id, %llu passes, %llu KiB)\n"),
                        dmo_crypto_cipher_name(h->crypto.cipher), (unsigned long long)e->opslimit,
                        (unsigned long long)(e->memlimit >> 10));
-        else
+        else if (!(h->flags & DMO_IMAGE_F_TPM))
                 printf(_("  encryption:   public key (%s; image key sealed to an X25519 key)\n"),
                        dmo_crypto_cipher_name(h->crypto.cipher));
+        else
+                print_tpm(h);
 }
 
 static void print_human(const char *path, int r, const struct dmo_image_info *info)

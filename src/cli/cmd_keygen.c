@@ -24,7 +24,7 @@ static void usage(FILE *f)
                   "  --secret-key FILE  default %s (stored encrypted, mode 0600)\n"
                   "  --key-file FILE    read the passphrase from FILE instead of asking twice\n"
                   "  --config FILE      default %s (kdf ops, kdf memory)\n"),
-                dmo_cli_default_public_key, dmo_cli_default_secret_key,
+                dmo_keys_default_public_key, dmo_keys_default_secret_key,
                 DMO_SYSCONFDIR "/dormouse.conf");
 }
 
@@ -69,7 +69,7 @@ static int write_new(const char *path, const void *data, size_t len, mode_t mode
 
 struct keygen_cmd {
         struct dmo_cli_common c;
-        struct dmo_cli_keyopts k;
+        struct dmo_keys_opts k;
         bool help;
 };
 
@@ -118,13 +118,11 @@ static int parse(struct keygen_cmd *g, int argc, char **argv)
         if (r < 0)
                 return r;
         const struct dmo_config *cfg = &g->c.config;
+        dmo_cli_keyopts_from_config(&g->k, cfg);
         if (!g->k.public_key)
-                g->k.public_key = cfg->public_key[0] ? cfg->public_key : dmo_cli_default_public_key;
+                g->k.public_key = dmo_keys_default_public_key;
         if (!g->k.secret_key)
-                g->k.secret_key = cfg->secret_key[0] ? cfg->secret_key : dmo_cli_default_secret_key;
-        if (!g->k.key_file && cfg->key_file[0])
-                g->k.key_file = cfg->key_file;
-        g->k.kdf = cfg->kdf;
+                g->k.secret_key = dmo_keys_default_secret_key;
         g->k.mode = DMO_ENCRYPT_PASSPHRASE;
         return 0;
 }
@@ -136,10 +134,11 @@ static int run(struct keygen_cmd *g)
         char text[DMO_CRYPTO_PUBKEY_TEXT_LEN + 1];
         char *pass = NULL;
         size_t len = 0;
+        struct dmo_cli_keys ui;
+        dmo_cli_keys_init(&ui, NULL, NULL, NULL);
         int r = dmo_crypto_init();
         if (r == 0)
-                r = dmo_cli_new_passphrase(&g->k, NULL, _("Passphrase for the secret key:"), &pass,
-                                           &len);
+                r = dmo_keys_new_passphrase(&g->k, &ui.ui, DMO_KEYS_ASK_SECRET_NEW, &pass, &len);
         if (r == 0)
                 r = dmo_crypto_keypair_new(&kp);
         if (r == 0)

@@ -8,8 +8,8 @@
 #include "cli/efi_location.h"
 #include "cli/display.h"
 #include "cli/keys.h"
+#include "cli/report.h"
 #include "engine/engine.h"
-#include "kernel/kmsg.h"
 #include "util/i18n.h"
 
 static void usage(FILE *f)
@@ -38,112 +38,23 @@ static void usage(FILE *f)
               "removed:\nit is still on disk; stop the boot. 8 encrypted image not unlocked "
               "(wrong or no\npassphrase): left on disk untouched. 9 the image was made by "
               "another kernel and\nis kept: restart and choose that kernel.\n"),
-            dmo_cli_default_secret_key, DMO_SYSCONFDIR "/dormouse.conf");
+            dmo_keys_default_secret_key, DMO_SYSCONFDIR "/dormouse.conf");
         fputs(_("\n  --efivars DIR          where HibernateLocation is read when nothing names a\n"
                 "                         resume device (default the system's efivarfs)\n"),
               f);
+        fputs(_("  --tpm-device TCTI      the TPM (tpm2-tss TCTI; default its own choice)\n"), f);
 }
 
-/* The splash comes up only once there is an image to restore: a normal
- * boot without one stays quiet. */
-struct resume_ui {
-        struct dmo_cli_splash cs;
-        struct dmo_splash_launch *launch;   /* the splash coming up */
-        struct dmo_splash_session *session; /* ...and once it is up */
-        /* The device came from HibernateLocation: the variable goes once
-         * the image it names is being restored, as systemd-hibernate-resume
-         * removes it, so that nothing looks there again. */
-        const struct dmo_cli_common *efi_location;
-};
-
-/* The image starts loading at once; the splash follows when it is ready. */
-static void show_splash(void *ctx)
+/* The key module's way to the splash: up by then, or NULL. */
+static struct dmo_splash_session *resume_splash(void *ui)
 {
-        struct resume_ui *ui = ctx;
-        if (ui->session || ui->launch)
-                return;
-        if (dmo_splash_session_launch(&ui->cs.params, &ui->launch) < 0)
-                dmo_splash_session_new(&ui->cs.params, &ui->session);
-}
-
-/* A sound image of this kernel: the splash, and HibernateLocation has
- * served. */
-static void image_found(void *ctx)
-{
-        struct resume_ui *ui = ctx;
-        if (ui->efi_location) {
-                dmo_cli_efi_location_clear(ui->efi_location);
-                ui->efi_location = NULL;
-        }
-        show_splash(ui);
-}
-
-/* Everything but the launch thread touches the splash only after this. */
-static struct dmo_splash_session *splash_ready(struct resume_ui *ui)
-{
-        if (ui->launch) {
-                ui->session = dmo_splash_session_launch_join(ui->launch);
-                ui->launch = NULL;
-        }
-        return ui->session;
-}
-
-/* The unlock hook's way to the splash: up by then, or NULL. */
-static struct dmo_splash_session *unlock_splash(void *ctx)
-{
-        return splash_ready(ctx);
-}
-
-static void redraw_splash(void *ctx)
-{
-        struct resume_ui *ui = ctx;
-        dmo_splash_session_devices_thawed(splash_ready(ui));
-}
-
-static void settle_splash(void *ctx)
-{
-        struct resume_ui *ui = ctx;
-        dmo_splash_session_before_restore(splash_ready(ui));
-}
-
-/* How long a question waits for an answer before its default holds: long
- * enough to read it and reach for the keyboard, short enough that a machine
- * nobody watches restarts into the boot menu instead of waiting forever. */
-static const int question_timeout_ms = 60 * 1000;
-
-/* The image belongs to another kernel (the engine's
- * discard_other_kernel_image hook). Keeping it is the default answer, and
- * the one taken with no screen, no keyboard or no answer in time: the
- * person restarts and picks that kernel in the boot menu. Throwing the
- * session away takes a second, explicit yes. */
-static bool discard_other_kernel_image(void *ctx, const char *image_release,
-                                       const char *running_release)
-{
-        struct resume_ui *ui = ctx;
-        char made_by[65], running[65], context[256];
-        dmo_cli_printable_releases(image_release, running_release, made_by, running);
-        show_splash(ui);
-        struct dmo_splash_session *s = splash_ready(ui);
-        snprintf(context, sizeof(context),
-                 _("This session was saved by kernel %s, but kernel %s is running."), made_by,
-                 running);
-        if (dmo_splash_session_ask_yes_no(s, context,
-                                          _("Keep it, and restart to pick that kernel?"), true,
-                                          question_timeout_ms) != 0)
-                return false;
-        snprintf(context, sizeof(context),
-                 _("Discarding it loses everything that was open in the session saved by "
-                   "kernel %s."),
-                 made_by);
-        return dmo_splash_session_ask_yes_no(s, context, _("Discard the saved session for good?"),
-                                             false, question_timeout_ms) == 1;
+        return dmo_cli_resume_ui_splash(ui);
 }
 
 struct resume_cmd {
         struct dmo_cli_common c;
         struct dmo_resume_config rc;
-        struct dmo_cli_keyopts keys;
-        struct dmo_cli_unlock unlock;
+        struct dmo_cli_keyargs k;
         bool noresume; /* --noresume */
         bool help;
         char path[512]; /* the resolved resume device */
@@ -162,6 +73,7 @@ static int parse_options(struct resume_cmd *m, int argc, char **argv)
             {"noresume", no_argument, NULL, OPT_NORESUME},
             {"key-file", required_argument, NULL, OPT_KEY_FILE},
             {"secret-key", required_argument, NULL, OPT_SECRET_KEY},
+            {"tpm-device", required_argument, NULL, OPT_TPM_DEVICE},
             {"kmsg", required_argument, NULL, OPT_KMSG},
             {0},
         };
@@ -173,12 +85,10 @@ static int parse_options(struct resume_cmd *m, int argc, char **argv)
                         return r;
                 if (r > 0)
                         continue;
-                if (opt == OPT_NORESUME) {
+                if (dmo_cli_keys_option(&m->k, opt, optarg)) {
+                        continue;
+                } else if (opt == OPT_NORESUME) {
                         m->noresume = true;
-                } else if (opt == OPT_KEY_FILE) {
-                        m->keys.key_file = optarg;
-                } else if (opt == OPT_SECRET_KEY) {
-                        m->keys.secret_key = optarg;
                 } else if (opt == OPT_KMSG) {
                         m->kmsg = optarg;
                 } else if (opt == OPT_HELP) {
@@ -212,11 +122,7 @@ static int parse(struct resume_cmd *m, int argc, char **argv)
             .lock_memory = !m->c.simulated || dmo_cli_debug_lock_memory(),
             .profile = dmo_cli_profiling(),
         };
-        const struct dmo_config *cfg = &m->c.config;
-        if (!m->keys.key_file && cfg->key_file[0])
-                m->keys.key_file = cfg->key_file;
-        if (!m->keys.secret_key && cfg->secret_key[0])
-                m->keys.secret_key = cfg->secret_key;
+        dmo_cli_keyopts_from_config(&m->k.opts, &m->c.config);
         r = dmo_cli_swap_target_why(&m->c, true, &m->rc.target, m->path, sizeof(m->path),
                                     &cmdline_noresume, m->note, sizeof(m->note), &m->source);
         m->rc.noresume = m->noresume || cmdline_noresume;
@@ -229,7 +135,8 @@ static int run(struct resume_cmd *m)
 {
         struct dmo_snapshot *snap = NULL;
         struct dmo_progress *progress = NULL;
-        struct resume_ui ui = {
+        struct dmo_keys_unlock *unlock = NULL;
+        struct dmo_cli_resume_ui ui = {
             .launch = NULL,
             .efi_location = m->source == DMO_TARGET_EFI_LOCATION ? &m->c : NULL,
         };
@@ -241,23 +148,17 @@ static int run(struct resume_cmd *m)
                 goto out;
         dmo_cli_splash_init(&ui.cs, &m->c, DMO_MODE_RESUME, progress);
         m->rc.progress = progress;
-        m->rc.hooks = (struct dmo_engine_hooks){
-            .ctx = &ui,
-            .image_found = image_found,
-            .devices_thawed = redraw_splash,
-            .before_restore = settle_splash,
-            .stats_ready = dmo_cli_print_profile,
-            .discard_other_kernel_image = discard_other_kernel_image,
-        };
-        m->unlock = (struct dmo_cli_unlock){
-            .opts = &m->keys,
-            .splash = unlock_splash,
-            .splash_ctx = &ui,
-        };
-        m->rc.unlock = dmo_cli_unlock;
-        m->rc.unlock_ctx = &m->unlock;
+        dmo_cli_resume_ui_hooks(&ui, &m->rc.hooks);
+        struct dmo_cli_keys keys;
+        dmo_cli_keys_init(&keys, NULL, resume_splash, &ui);
+        r = dmo_keys_unlock_new(&m->k.opts, &keys.ui, &unlock);
+        if (r < 0)
+                goto out;
+        m->rc.unlock = dmo_keys_unlock;
+        m->rc.consume = dmo_keys_consume;
+        m->rc.unlock_ctx = unlock;
         dmo_engine_resume(snap, &m->rc, &m->res);
-        dmo_cli_unlock_release(&m->unlock);
+        dmo_keys_unlock_free(unlock);
         /* A dormouse image was there and is gone (refused, or discarded by
          * noresume): the variable would only send the next boot to a plain
          * swap area. Images still on disk (kept) keep it. */
@@ -267,11 +168,11 @@ static int run(struct resume_cmd *m)
         m->result = dmo_cli_resume_describe(&m->rc, &m->res, m->msg, sizeof(m->msg), m->note,
                                             sizeof(m->note));
         /* A refusal stays on the screen long enough to be read. */
-        dmo_splash_session_fail(splash_ready(&ui), m->msg[0] ? m->msg : NULL);
+        dmo_splash_session_fail(dmo_cli_resume_ui_splash(&ui), m->msg[0] ? m->msg : NULL);
         dmo_splash_session_free(ui.session);
         ui.session = NULL;
 out:
-        dmo_splash_session_free(splash_ready(&ui));
+        dmo_splash_session_free(dmo_cli_resume_ui_splash(&ui));
         dmo_snapshot_free(snap);
         dmo_progress_free(progress);
         return r;
@@ -287,28 +188,6 @@ static int report(const struct resume_cmd *m)
         return m->result;
 }
 
-/* In the initramfs no journald runs: what was only on the screen is lost
- * to `journalctl -b`. The kernel's log buffer keeps it until journald
- * imports it. The real kernel's /dev/kmsg, or --kmsg; the simulated kernel
- * writes nowhere unless told. Nothing is restored by then: the engine has
- * returned without the jump into the saved system. */
-static void tell_journal(const struct resume_cmd *m)
-{
-        const char *path = m->kmsg ? m->kmsg : m->c.simulated ? NULL : DMO_KMSG_PATH;
-        const char *text = m->msg[0] ? m->msg : m->note;
-        if (!path || !text[0])
-                return;
-        /* The printed sentence, without the program's name (the record has
-         * it as its identifier) and the line's end. */
-        static const char name[] = "dormouse: ";
-        if (strncmp(text, name, sizeof(name) - 1) == 0)
-                text += sizeof(name) - 1;
-        enum dmo_kmsg_level level = m->msg[0] ? DMO_KMSG_ERR : DMO_KMSG_WARNING;
-        int r = dmo_kmsg_write(path, level, "dormouse", text);
-        if (r < 0 && m->kmsg)
-                dmo_cli_note(_("--kmsg %s: %s"), m->kmsg, strerror(-r));
-}
-
 int dmo_cmd_resume(int argc, char **argv)
 {
         struct resume_cmd m = {0};
@@ -319,7 +198,7 @@ int dmo_cmd_resume(int argc, char **argv)
         if (r == 0 && !m.help)
                 r = report(&m);
         if (!m.help && (m.msg[0] || m.note[0]))
-                tell_journal(&m);
+                dmo_cli_resume_tell_journal(m.kmsg, m.c.simulated, m.msg, m.note);
         dmo_cli_common_release(&m.c);
         return dmo_cli_exit_status(DMO_CMD_RESUME, r);
 }

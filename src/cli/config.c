@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "keys/keys.h"
 #include "util/cleanup.h"
 
 void dmo_config_init(struct dmo_config *cfg)
@@ -22,6 +23,8 @@ void dmo_config_init(struct dmo_config *cfg)
         cfg->resume_timeout_ms = -1;
         cfg->encrypt = DMO_ENCRYPT_NONE;
         cfg->kdf = (struct dmo_kdf_costs){DMO_KDF_OPSLIMIT_DEFAULT, DMO_KDF_MEMLIMIT_DEFAULT};
+        cfg->tpm_pcrs = DMO_KEYS_TPM_PCRS_DEFAULT;
+        cfg->tpm_counter = DMO_KEYS_TPM_COUNTER_DEFAULT;
 }
 
 static void add_note(struct dmo_config_notes *notes, enum dmo_config_note_kind kind, unsigned line,

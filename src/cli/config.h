@@ -39,6 +39,9 @@ struct dmo_config {
         char public_key[256];          /* "public key": pubkey mode, hibernate */
         char secret_key[256];          /* "secret key": pubkey mode, resume */
         struct dmo_kdf_costs kdf;      /* "kdf ops", "kdf memory": Argon2id costs */
+        uint32_t tpm_pcrs;             /* "tpm pcrs": bit N is PCR N; default 7 */
+        char tpm_device[256];          /* "tpm device": a TCTI; "" = tpm2-tss's default */
+        uint32_t tpm_counter;          /* "tpm counter": NV index; 0 ("no"): none */
         /* "initramfs check = no": the initramfs is built another way, and
          * hibernate does not compare it with the image it writes */
         bool skip_initramfs_check;
@@ -83,6 +86,12 @@ int dmo_config_load(struct dmo_config *cfg, const char *path, struct dmo_config_
  * dormouse ignores, -EINVAL for a value it does not understand (cfg keeps
  * its old value). The parser's helper (config_keys.c). */
 int dmo_config_apply(struct dmo_config *cfg, const char *key, const char *value);
+/* The same for the keys of encryption (config_crypto.c): -ENOENT for any
+ * other key. */
+int dmo_config_apply_crypto(struct dmo_config *cfg, const char *key, const char *value);
+/* suspend-utils wrote "y"/"n" where dormouse names things: true when s is
+ * one of those words, *out what it says. */
+bool dmo_config_parse_bool(const char *s, bool *out);
 
 /* --shutdown and "shutdown method": platform, shutdown (poweroff), reboot,
  * suspend (suspend-to-both), any case. */

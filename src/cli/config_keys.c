@@ -21,12 +21,6 @@ enum key_id {
         KEY_SPLASH,
         KEY_THEME,
         KEY_RESUME_TIMEOUT,
-        KEY_ENCRYPT,
-        KEY_KEY_FILE,
-        KEY_PUBLIC_KEY,
-        KEY_SECRET_KEY,
-        KEY_KDF_OPS,
-        KEY_KDF_MEMORY,
         KEY_INITRAMFS_CHECK,
 };
 
@@ -42,12 +36,6 @@ static const char *const key_table[] = {
     [KEY_SPLASH] = "splash",
     [KEY_THEME] = "theme",
     [KEY_RESUME_TIMEOUT] = "resume-timeout",
-    [KEY_ENCRYPT] = "encrypt",
-    [KEY_KEY_FILE] = "key-file",
-    [KEY_PUBLIC_KEY] = "public-key",
-    [KEY_SECRET_KEY] = "secret-key",
-    [KEY_KDF_OPS] = "kdf-ops",
-    [KEY_KDF_MEMORY] = "kdf-memory",
     [KEY_INITRAMFS_CHECK] = "initramfs-check",
 };
 static const char *const key_alias_table[] = {
@@ -86,8 +74,7 @@ int dmo_shutdown_parse(const char *s, enum dmo_shutdown *out)
         return shutdown_from_string(s, out) == 0 ? 0 : shutdown_from_alias(s, out);
 }
 
-/* suspend-utils wrote "y"/"n" where dormouse names things. */
-static bool parse_bool(const char *s, bool *out)
+bool dmo_config_parse_bool(const char *s, bool *out)
 {
         static const char *const yes[] = {"y", "yes", "true", "on", "1"};
         static const char *const no[] = {"n", "no", "false", "off", "0"};
@@ -98,54 +85,6 @@ static bool parse_bool(const char *s, bool *out)
                 return true;
         }
         return false;
-}
-
-static int set_path(char *dst, size_t len, const char *value)
-{
-        if (!*value || strlen(value) >= len)
-                return -EINVAL;
-        snprintf(dst, len, "%s", value);
-        return 0;
-}
-
-static int apply_crypto(struct dmo_config *cfg, enum key_id id, const char *value)
-{
-        uint64_t n;
-        bool b;
-        struct dmo_kdf_costs c = cfg->kdf;
-
-        switch (id) {
-        case KEY_ENCRYPT:
-                /* suspend-utils said "encrypt = y": it meant a passphrase. */
-                if (dmo_encrypt_mode_parse(value, &cfg->encrypt) == 0)
-                        return 0;
-                if (!parse_bool(value, &b))
-                        return -EINVAL;
-                cfg->encrypt = b ? DMO_ENCRYPT_PASSPHRASE : DMO_ENCRYPT_NONE;
-                return 0;
-        case KEY_KEY_FILE:
-                return set_path(cfg->key_file, sizeof(cfg->key_file), value);
-        case KEY_PUBLIC_KEY:
-                return set_path(cfg->public_key, sizeof(cfg->public_key), value);
-        case KEY_SECRET_KEY:
-                return set_path(cfg->secret_key, sizeof(cfg->secret_key), value);
-        case KEY_KDF_OPS:
-                if (dmo_parse_u64_range(value, DMO_KDF_OPSLIMIT_MIN, DMO_KDF_OPSLIMIT_MAX, &n) < 0)
-                        return -EINVAL;
-                c.opslimit = n;
-                break;
-        case KEY_KDF_MEMORY:
-                if (dmo_parse_size(value, &n) < 0)
-                        return -EINVAL;
-                c.memlimit = n;
-                break;
-        default:
-                return -EINVAL;
-        }
-        if (dmo_kdf_costs_check(&c) < 0)
-                return -EINVAL;
-        cfg->kdf = c;
-        return 0;
 }
 
 static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
@@ -175,7 +114,7 @@ static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
                         cfg->compress_set = true;
                         return 0;
                 }
-                if (!parse_bool(value, &b))
+                if (!dmo_config_parse_bool(value, &b))
                         return -EINVAL;
                 cfg->compress = b ? DMO_COMPRESS_LZ4 : DMO_COMPRESS_NONE;
                 cfg->compress_set = true;
@@ -191,7 +130,7 @@ static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
                 cfg->shutdown_set = true;
                 return 0;
         case KEY_THREADS:
-                if (parse_bool(value, &b)) { /* suspend-utils: "threads = y" */
+                if (dmo_config_parse_bool(value, &b)) { /* suspend-utils: "threads = y" */
                         cfg->threads = 0;
                         return 0;
                 }
@@ -200,7 +139,7 @@ static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
                 cfg->threads = (unsigned)n;
                 return 0;
         case KEY_SPLASH:
-                if (parse_bool(value, &b)) { /* suspend-utils: "splash = y" */
+                if (dmo_config_parse_bool(value, &b)) { /* suspend-utils: "splash = y" */
                         snprintf(cfg->splash, sizeof(cfg->splash), "%s", b ? "" : "text");
                         return 0;
                 }
@@ -224,17 +163,10 @@ static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
                 cfg->resume_timeout_ms = (int)n;
                 return 0;
         case KEY_INITRAMFS_CHECK:
-                if (!parse_bool(value, &b))
+                if (!dmo_config_parse_bool(value, &b))
                         return -EINVAL;
                 cfg->skip_initramfs_check = !b;
                 return 0;
-        case KEY_ENCRYPT:
-        case KEY_KEY_FILE:
-        case KEY_PUBLIC_KEY:
-        case KEY_SECRET_KEY:
-        case KEY_KDF_OPS:
-        case KEY_KDF_MEMORY:
-                return apply_crypto(cfg, id, value);
         }
         return -EINVAL;
 }
@@ -244,6 +176,9 @@ int dmo_config_apply(struct dmo_config *cfg, const char *key, const char *value)
         enum key_id id;
         if (key_from_string(key, &id) == 0 || key_from_alias(key, &id) == 0)
                 return apply(cfg, id, value);
+        int r = dmo_config_apply_crypto(cfg, key, value);
+        if (r != -ENOENT)
+                return r;
         if (dmo_strtable_find(ignored_keys, DMO_ARRAY_SIZE(ignored_keys), key, false) >= 0)
                 return -EOPNOTSUPP;
         return -ENOENT;

@@ -1,4 +1,6 @@
 #include "cli/display.h"
+#include "cli/report.h"
+#include "engine/engine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,4 +76,16 @@ enum dmo_shutdown dmo_cli_splash_choose_shutdown(void *session, enum dmo_shutdow
         if (session && planned != DMO_SHUTDOWN_SUSPEND && dmo_splash_session_reboot_after(session))
                 return DMO_SHUTDOWN_REBOOT;
         return planned;
+}
+
+void dmo_cli_splash_hibernate_hooks(struct dmo_engine_hooks *hooks,
+                                    struct dmo_splash_session *session)
+{
+        hooks->ctx = session;
+        hooks->devices_thawed = dmo_splash_session_devices_thawed;
+        hooks->before_freeze = dmo_splash_session_before_freeze;
+        hooks->after_freeze = dmo_splash_session_after_freeze;
+        hooks->before_snapshot = dmo_splash_session_pause;
+        hooks->stats_ready = dmo_cli_print_profile;
+        hooks->choose_shutdown = dmo_cli_splash_choose_shutdown;
 }

@@ -28,6 +28,28 @@ void dmo_cli_splash_init(struct dmo_cli_splash *cs, const struct dmo_cli_common 
  * powering off. Suspend-to-both is left alone. */
 enum dmo_shutdown dmo_cli_splash_choose_shutdown(void *session, enum dmo_shutdown planned);
 
+/* The hibernate engine's hooks that the session serves (ctx: session). */
+struct dmo_engine_hooks;
+void dmo_cli_splash_hibernate_hooks(struct dmo_engine_hooks *hooks,
+                                    struct dmo_splash_session *session);
+
+/* Resume's splash. It comes up only once there is an image to restore,
+ * on its own thread while the image starts loading. */
+struct dmo_cli_resume_ui {
+        struct dmo_cli_splash cs;
+        struct dmo_splash_launch *launch;   /* the splash coming up */
+        struct dmo_splash_session *session; /* ...and once it is up */
+        /* The device came from HibernateLocation: the variable goes once
+         * the image it names is being restored, as systemd-hibernate-resume
+         * removes it, so that nothing looks there again. */
+        const struct dmo_cli_common *efi_location;
+};
+/* The resume engine's hooks that the splash serves (ctx: ui). */
+void dmo_cli_resume_ui_hooks(struct dmo_cli_resume_ui *ui, struct dmo_engine_hooks *hooks);
+/* The splash once it is up, or NULL; everything but the launch thread
+ * touches the splash only after this. */
+struct dmo_splash_session *dmo_cli_resume_ui_splash(struct dmo_cli_resume_ui *ui);
+
 /* Where themes and fonts are: $DORMOUSE_THEMES_DIR / $DORMOUSE_FONTS_DIR,
  * then the installed data dir, then the source tree (running uninstalled). */
 void dmo_display_data_paths(char *themes, size_t tlen, char *fonts, size_t flen);

@@ -2,11 +2,13 @@
 bin_PROGRAMS += dormouse
 dormouse_SOURCES = src/cli/main.c
 noinst_LIBRARIES += src/cli/libdmo-cli.a
-src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/config.h \
+src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/config_crypto.c \
+	src/cli/config.h \
 	src/cli/cli.h src/cli/common.c src/cli/exit.c src/cli/kernel.c src/cli/target.c \
 	src/cli/steps.c src/cli/resume_report.c src/cli/resume_check.c src/cli/resume_check.h \
 	src/cli/display.c src/cli/display.h \
-	src/cli/keys.c src/cli/keys.h src/cli/cmd_keygen.c \
+	src/cli/keys.c src/cli/keys_ask.c src/cli/keys_tpm.c src/cli/keys.h src/cli/cmd_keygen.c src/cli/cmd_enroll_tpm.c \
+	src/cli/report.h src/cli/hibernate_report.c src/cli/resume_ui.c \
 	src/cli/cmd_hibernate.c src/cli/cmd_resume.c src/cli/cmd_info.c src/cli/cmd_splash.c \
 	src/cli/cmd_sleep.c src/cli/sleep_conf.c src/cli/sleep_conf.h \
 	src/cli/sth_plan.c src/cli/sth_plan.h \
@@ -16,14 +18,14 @@ src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/co
 check_PROGRAMS += tests/cli-config.test
 TESTS += tests/cli-config.test
 tests_cli_config_test_SOURCES = tests/cli-config.c
-tests_cli_config_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/splash/libdmo-splash.a \
+tests_cli_config_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/keys/libdmo-keys.a src/splash/libdmo-splash.a \
 	src/codec/libdmo-codec.a src/crypto/libdmo-crypto.a src/progress/libdmo-progress.a \
 	src/util/libdmo-util.a $(DMO_LIBS)
 
 check_PROGRAMS += tests/fuzz-config.test
 TESTS += tests/fuzz-config.test
 tests_fuzz_config_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-config.c
-tests_fuzz_config_test_LDADD = src/cli/libdmo-cli.a src/splash/libdmo-splash.a src/codec/libdmo-codec.a \
+tests_fuzz_config_test_LDADD = src/cli/libdmo-cli.a src/keys/libdmo-keys.a src/splash/libdmo-splash.a src/codec/libdmo-codec.a \
 	src/crypto/libdmo-crypto.a src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
 
 # The program end to end on the simulated kernel.
@@ -42,7 +44,7 @@ tests/engine-corruption.log: dormouse$(EXEEXT)
 check_PROGRAMS += tests/cli-exit.test
 TESTS += tests/cli-exit.test
 tests_cli_exit_test_SOURCES = tests/cli-exit.c
-tests_cli_exit_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/splash/libdmo-splash.a \
+tests_cli_exit_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/keys/libdmo-keys.a src/splash/libdmo-splash.a \
 	src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
 
 # Bad input on the command line, through the program.
@@ -63,7 +65,7 @@ tests/engine-encryption.log: dormouse$(EXEEXT)
 check_PROGRAMS += tests/cli-sleep-plan.test
 TESTS += tests/cli-sleep-plan.test
 tests_cli_sleep_plan_test_SOURCES = tests/cli-sleep-plan.c
-tests_cli_sleep_plan_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a kernel/libdmo-kernel.a \
+tests_cli_sleep_plan_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/keys/libdmo-keys.a kernel/libdmo-kernel.a \
 	src/util/libdmo-util.a $(DMO_LIBS)
 
 # The two sleep modes end to end on the simulated kernel.
@@ -75,12 +77,12 @@ tests/cli-sleep.log: dormouse$(EXEEXT)
 check_PROGRAMS += tests/cli-hibernate-location.test
 TESTS += tests/cli-hibernate-location.test
 tests_cli_hibernate_location_test_SOURCES = tests/cli-hibernate-location.c
-tests_cli_hibernate_location_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a \
+tests_cli_hibernate_location_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/keys/libdmo-keys.a \
 	kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
 check_PROGRAMS += tests/fuzz-hibernate-location.test
 TESTS += tests/fuzz-hibernate-location.test
 tests_fuzz_hibernate_location_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-hibernate-location.c
-tests_fuzz_hibernate_location_test_LDADD = src/cli/libdmo-cli.a kernel/libdmo-kernel.a \
+tests_fuzz_hibernate_location_test_LDADD = src/cli/libdmo-cli.a src/keys/libdmo-keys.a kernel/libdmo-kernel.a \
 	src/util/libdmo-util.a $(DMO_LIBS)
 
 # What a resume skips or refuses, in the journal too (--kmsg).

@@ -24,6 +24,9 @@ static void usage(FILE *f)
                   "  suspend-then-hibernate  suspend, then hibernate (systemd's rules)\n"
                   "  hybrid-sleep  write the image, then suspend to RAM\n\n"
                   "\"dormouse COMMAND --help\" describes a command's options.\n"));
+        fputs(
+            _("  enroll-tpm    ready the TPM for encrypt = tpm (its counter, the recovery key)\n"),
+            f);
 }
 
 static const char *const command_table[] = {
@@ -35,6 +38,7 @@ static const char *const command_table[] = {
     [DMO_CMD_KEYGEN] = "keygen",
     [DMO_CMD_SUSPEND_THEN_HIBERNATE] = "suspend-then-hibernate",
     [DMO_CMD_HYBRID_SLEEP] = "hybrid-sleep",
+    [DMO_CMD_ENROLL_TPM] = "enroll-tpm",
 };
 DMO_DEFINE_STRING_TABLE_LOOKUP(static, command, enum dmo_cli_command)
 
@@ -47,6 +51,7 @@ static int (*const command_run[])(int argc, char **argv) = {
     [DMO_CMD_KEYGEN] = dmo_cmd_keygen,
     [DMO_CMD_SUSPEND_THEN_HIBERNATE] = dmo_cmd_suspend_then_hibernate,
     [DMO_CMD_HYBRID_SLEEP] = dmo_cmd_hybrid_sleep,
+    [DMO_CMD_ENROLL_TPM] = dmo_cmd_enroll_tpm,
 };
 
 int main(int argc, char **argv)

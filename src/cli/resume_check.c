@@ -8,7 +8,8 @@
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 
-#include "cli/keys.h"
+#include "cli/efi_location.h"
+#include "keys/keys.h"
 #include "kernel/cmdline.h"
 #include "kernel/initramfs_record.h"
 #include "kernel/swap_area.h"
@@ -318,11 +319,12 @@ static int check_resume_side(const struct dmo_cli_resume_check *rc, const struct
         return 0;
 }
 
-/* Public-key mode: the initramfs must hold the secret key that opens what
- * is sealed to the public one. */
+/* Public-key mode, and the TPM modes' recovery: the initramfs must hold
+ * the secret key that opens what is sealed to the public one. */
 static int check_secret_key(const struct dmo_cli_resume_check *rc, const struct initramfs *in)
 {
-        if (rc->encrypt != DMO_ENCRYPT_PUBKEY)
+        if (rc->encrypt != DMO_ENCRYPT_PUBKEY && rc->encrypt != DMO_ENCRYPT_TPM &&
+            rc->encrypt != DMO_ENCRYPT_TPM_PIN)
                 return 0;
         if (!in->rec.has_secret_key) {
                 dmo_cli_error(_("the image would be encrypted to a public key, but the initramfs "
@@ -332,7 +334,7 @@ static int check_secret_key(const struct dmo_cli_resume_check *rc, const struct 
                               in->release);
                 return -EINVAL;
         }
-        const char *sk = rc->secret_key ? rc->secret_key : dmo_cli_default_secret_key;
+        const char *sk = rc->secret_key ? rc->secret_key : dmo_keys_default_secret_key;
         uint8_t sum[DMO_CRYPTO_SHA256_LEN];
         if (dmo_crypto_sha256_file(sk, sum) < 0)
                 return 0; /* not here to compare: the person keeps it elsewhere */
@@ -382,5 +384,13 @@ int dmo_cli_check_resumable(const struct dmo_cli_resume_check *rc)
         int r = check_active_area(rc->c, rc->target);
         if (r == 0)
                 r = check_initramfs(rc);
+        return r;
+}
+
+int dmo_cli_prepare_resume(const struct dmo_cli_resume_check *rc)
+{
+        int r = dmo_cli_kernel_refuses_hibernation(rc->c) ? 0 : dmo_cli_check_resumable(rc);
+        if (r == 0 && rc->via_efi_location)
+                r = dmo_cli_efi_location_write(rc->c, rc->target);
         return r;
 }

@@ -25,7 +25,8 @@
  * a state directory; nothing is checked otherwise.
  *
  * Contract: reads only (/proc, /dev, /sys, the state directory, the
- * configuration and key files); runs before the snapshot device is opened;
+ * configuration and key files), but for HibernateLocation, which
+ * dmo_cli_prepare_resume writes; runs before the snapshot device is opened;
  * prints its refusals and notes (it is the CLI's edge); no global state.
  */
 #ifndef DMO_CLI_RESUME_CHECK_H
@@ -51,5 +52,15 @@ struct dmo_cli_resume_check {
 /* 0 when the image can come back (or what could not be told was noted);
  * -EINVAL after saying why it could not. */
 int dmo_cli_check_resumable(const struct dmo_cli_resume_check *rc);
+
+/* Hibernate, before the snapshot device is even opened (its open already
+ * tells the kernel's PM notifiers a hibernation is coming): the check
+ * above, unless the kernel refuses any hibernation (lockdown; opening the
+ * device says so first); then, via_efi_location, HibernateLocation is
+ * written while everything can still stop (a hibernation that fails or is
+ * cancelled leaves a stale one, which the resume and
+ * systemd-hibernate-clear both know to ignore and remove). 0 or -EINVAL /
+ * the write's error, said. */
+int dmo_cli_prepare_resume(const struct dmo_cli_resume_check *rc);
 
 #endif

@@ -6,7 +6,9 @@
 
 #include "cli/cli.h"
 #include "crypto/crypto.h"
+#include "cli/report.h"
 #include "engine/engine.h"
+#include "kernel/kmsg.h"
 #include "util/i18n.h"
 #include "util/printable.h"
 
@@ -127,6 +129,12 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
                                  _("%s: the image was made by kernel %s but %s is running; it "
                                    "was discarded, as you confirmed"),
                                  dev, made_by, running);
+                } else if (res->error == -ESTALE) {
+                        snprintf(msg, len,
+                                 _("%s: the image was restored once already, or is an older "
+                                   "copy written back (the TPM's counter has moved on); "
+                                   "nothing was restored"),
+                                 dev);
                 } else if (res->error == -EPROTONOSUPPORT)
                         snprintf(msg, len,
                                  _("%s: the image uses a format or encryption this dormouse "
@@ -210,4 +218,27 @@ void dmo_cli_resume_swap_state(const struct dmo_resume_result *res)
                         "hibernated: their state was saved in the lost image.")
                     : _("dormouse: could not restore the swap signature; run mkswap on the "
                         "resume device before enabling swap."));
+}
+
+/* In the initramfs no journald runs: what was only on the screen is lost
+ * to `journalctl -b`. The kernel's log buffer keeps it until journald
+ * imports it. The real kernel's /dev/kmsg, or --kmsg; the simulated kernel
+ * writes nowhere unless told. Nothing is restored by then: the engine has
+ * returned without the jump into the saved system. */
+void dmo_cli_resume_tell_journal(const char *kmsg, bool simulated, const char *msg,
+                                 const char *note)
+{
+        const char *path = kmsg ? kmsg : simulated ? NULL : DMO_KMSG_PATH;
+        const char *text = msg[0] ? msg : note;
+        if (!path || !text[0])
+                return;
+        /* The printed sentence, without the program's name (the record has
+         * it as its identifier) and the line's end. */
+        static const char name[] = "dormouse: ";
+        if (strncmp(text, name, sizeof(name) - 1) == 0)
+                text += sizeof(name) - 1;
+        enum dmo_kmsg_level level = msg[0] ? DMO_KMSG_ERR : DMO_KMSG_WARNING;
+        int r = dmo_kmsg_write(path, level, "dormouse", text);
+        if (r < 0 && kmsg)
+                dmo_cli_note(_("--kmsg %s: %s"), kmsg, strerror(-r));
 }

@@ -1,18 +1,14 @@
 /* The engine's results in words: what it was doing when it stopped, the
  * image it wrote, its timing profile. */
 #include "cli/cli.h"
+#include "cli/report.h"
 #include "engine/engine.h"
 #include "util/i18n.h"
-#include "util/small_file.h"
+#include "util/self_memory.h"
 #include "util/strtable.h"
 
-#include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 bool dmo_cli_profiling(void)
 {
@@ -24,129 +20,27 @@ bool dmo_cli_debug_lock_memory(void)
         return getenv("DORMOUSE_DEBUG_LOCK_MEMORY") != NULL;
 }
 
-/* A "Field:   123 kB" line of /proc/self/status, in KiB; -1 if absent. */
-static long status_field_kib(const char *status, const char *field)
-{
-        size_t n = strlen(field);
-        for (const char *line = status; line && *line; line = strchr(line, '\n')) {
-                if (*line == '\n')
-                        line++;
-                if (strncmp(line, field, n) == 0 && line[n] == ':')
-                        return strtol(line + n + 1, NULL, 10);
-        }
-        return -1;
-}
-
-/* /proc/self/FILE read into buf with open() and read(): no allocation
- * (fopen would allocate), as this runs after the snapshot. */
-static bool read_proc_self(const char *file, char *buf, size_t len)
-{
-        char path[64];
-        if ((size_t)snprintf(path, sizeof(path), "/proc/self/%s", file) >= sizeof(path))
-                return false;
-        return dmo_read_small_file(path, buf, len) > 0;
-}
-
-/* Locked and resident memory at the end of the data phase. VmLck counts
- * whole locked mappings, reserved but inaccessible ones too (glibc's
- * per-thread malloc arenas reserve 64 MiB each); smaps_rollup's Locked is
- * what is resident and locked. */
+/* Locked and resident memory at the end of the data phase. */
 static void print_memory(void)
 {
-        char status[4096], rollup[2048];
-        if (!read_proc_self("status", status, sizeof(status)))
+        struct dmo_self_locked m;
+        if (dmo_self_locked_memory(&m) < 0)
                 return;
-        long resident_locked = -1;
-        if (read_proc_self("smaps_rollup", rollup, sizeof(rollup)))
-                resident_locked = status_field_kib(rollup, "Locked");
         fprintf(stderr,
                 "dormouse: timing: memory at the end of the data phase: locked %ld KiB resident "
                 "(smaps Locked), %ld KiB mapped (VmLck), pinned %ld KiB (VmPin), peak resident "
                 "%ld KiB (VmHWM)\n",
-                resident_locked, status_field_kib(status, "VmLck"),
-                status_field_kib(status, "VmPin"), status_field_kib(status, "VmHWM"));
-}
-
-/* The user and system time of one thread from its /proc stat line, in
- * seconds, and its name; false when the line does not parse. */
-static bool thread_cpu(const char *tid, char name[16], double *seconds)
-{
-        char path[64], stat[1024];
-        snprintf(path, sizeof(path), "task/%s/stat", tid);
-        if (!read_proc_self(path, stat, sizeof(stat)))
-                return false;
-        /* "tid (comm) state ppid ...": comm may hold spaces and brackets. */
-        const char *open_ = strchr(stat, '('), *close_ = strrchr(stat, ')');
-        if (!open_ || !close_ || close_ < open_)
-                return false;
-        size_t n = (size_t)(close_ - open_ - 1);
-        if (n > 15)
-                n = 15;
-        memcpy(name, open_ + 1, n);
-        name[n] = '\0';
-        /* After the comm, as util/timing.c reads it: state is field 3,
-         * utime 14, stime 15. */
-        unsigned long long user, sys;
-        if (sscanf(close_ + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &user,
-                   &sys) != 2)
-                return false;
-        long tick = sysconf(_SC_CLK_TCK);
-        *seconds = (double)(user + sys) / (double)(tick > 0 ? tick : 100);
-        return true;
+                m.resident_locked, m.mapped_locked, m.pinned, m.peak_resident);
 }
 
 /* CPU time by thread name, over the threads alive now. The codec's and the
  * writer's threads start after the freeze and the renderer again after the
  * snapshot, so when hibernating theirs is (nearly) the data phase's; the
- * main thread's is the whole run. getdents64 and open/read only: this runs
- * after the snapshot. */
+ * main thread's is the whole run. */
 static void print_thread_cpu(void)
 {
-        enum { MAX_NAMES = 8 };
-        struct {
-                char name[16];
-                double seconds;
-                unsigned threads;
-        } by[MAX_NAMES];
-        unsigned nby = 0;
-        int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dir < 0)
-                return;
-        long self = (long)getpid();
-        _Alignas(8) char buf[4096];
-        long got;
-        while ((got = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
-                for (long off = 0; off < got;) {
-                        const struct {
-                                uint64_t ino;
-                                int64_t next;
-                                unsigned short reclen;
-                                unsigned char type;
-                                char name[];
-                        } *d = (const void *)(buf + off);
-                        off += d->reclen;
-                        char name[16];
-                        double seconds;
-                        if (d->name[0] == '.' || !thread_cpu(d->name, name, &seconds))
-                                continue;
-                        if (strtol(d->name, NULL, 10) == self)
-                                snprintf(name, sizeof(name), "main");
-                        unsigned i = 0;
-                        while (i < nby && strcmp(by[i].name, name) != 0)
-                                i++;
-                        if (i == nby) {
-                                if (nby == MAX_NAMES)
-                                        continue;
-                                memcpy(by[i].name, name, sizeof(name));
-                                by[i].seconds = 0;
-                                by[i].threads = 0;
-                                nby++;
-                        }
-                        by[i].seconds += seconds;
-                        by[i].threads++;
-                }
-        }
-        close(dir);
+        struct dmo_self_thread_cpu by[8];
+        unsigned nby = dmo_self_thread_cpu(by, 8);
         char line[512];
         size_t n = 0;
         for (unsigned i = 0; i < nby && n < sizeof(line); i++)

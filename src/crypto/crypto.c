@@ -122,6 +122,8 @@ static const char *const encrypt_mode_names[] = {
     [DMO_ENCRYPT_NONE] = "none",
     [DMO_ENCRYPT_PASSPHRASE] = "passphrase",
     [DMO_ENCRYPT_PUBKEY] = "pubkey",
+    [DMO_ENCRYPT_TPM] = "tpm",
+    [DMO_ENCRYPT_TPM_PIN] = "tpm+passphrase",
 };
 DMO_STRING_TABLE_TO_STRING(, dmo_encrypt_mode_name, enum dmo_encrypt_mode, encrypt_mode_names,
                            "unknown")
@@ -158,6 +160,24 @@ int dmo_crypto_key_new(struct dmo_crypto_key **out)
                 return -ENOMEM;
         crypto_aead_xchacha20poly1305_ietf_keygen(k->key);
         randombytes_buf(k->image_nonce, sizeof(k->image_nonce));
+        key_derive(k);
+        *out = k;
+        return 0;
+}
+
+void dmo_crypto_key_export(const struct dmo_crypto_key *k, uint8_t raw[DMO_CRYPTO_KEY_LEN])
+{
+        memcpy(raw, k->key, DMO_CRYPTO_KEY_LEN);
+}
+
+int dmo_crypto_key_import(const uint8_t raw[DMO_CRYPTO_KEY_LEN],
+                          const struct dmo_crypto_envelope *env, struct dmo_crypto_key **out)
+{
+        struct dmo_crypto_key *k = key_alloc();
+        if (!k)
+                return -ENOMEM;
+        memcpy(k->key, raw, DMO_CRYPTO_KEY_LEN);
+        memcpy(k->image_nonce, env->image_nonce, sizeof(k->image_nonce));
         key_derive(k);
         *out = k;
         return 0;

@@ -51,6 +51,11 @@ enum dmo_encrypt_mode {
         DMO_ENCRYPT_NONE = 0,
         DMO_ENCRYPT_PASSPHRASE = 1, /* Argon2id-derived key wraps the image key */
         DMO_ENCRYPT_PUBKEY = 2,     /* image key sealed to an X25519 public key */
+        /* The image key sealed by the TPM (image header's TPM section), and
+         * also to the public key, the recovery path: the envelope of such an
+         * image is in pubkey mode. Never an envelope's mode itself. */
+        DMO_ENCRYPT_TPM = 3,
+        DMO_ENCRYPT_TPM_PIN = 4, /* "tpm+passphrase": the TPM unseals only with a PIN */
 };
 
 #define DMO_CRYPTO_KEY_LEN         32u /* image key, either chunk cipher */
@@ -117,6 +122,15 @@ struct dmo_crypto_key;
 /* A fresh random image key (and a fresh image nonce). */
 int dmo_crypto_key_new(struct dmo_crypto_key **out);
 void dmo_crypto_key_free(struct dmo_crypto_key *k);
+
+/* The image key's bytes, for a wrapping done elsewhere (the TPM seals
+ * them); the caller wipes raw (sodium_memzero). */
+void dmo_crypto_key_export(const struct dmo_crypto_key *k, uint8_t raw[DMO_CRYPTO_KEY_LEN]);
+/* The image key back from those bytes and the image's envelope (its image
+ * nonce). The wrapping that gave raw back authenticated it; the header MAC
+ * checks it again. */
+int dmo_crypto_key_import(const uint8_t raw[DMO_CRYPTO_KEY_LEN],
+                          const struct dmo_crypto_envelope *env, struct dmo_crypto_key **out);
 
 /* Wraps k under a key derived from the passphrase; fills env (new salt and
  * nonce, costs, k's image nonce). Allocates memlimit bytes while it runs. */

@@ -309,6 +309,7 @@ static int start_writer(struct hibernation *h)
             .page_size = h->id.page_size,
             .key = cfg->key,
             .envelope = cfg->envelope,
+            .tpm = cfg->tpm,
             .cipher = cfg->cipher,
         };
         int r = max_image_pages(h->snap, h->id.page_size, &wp.expected_pages);
@@ -822,6 +823,11 @@ static int unlock(struct resumption *rs)
         r = dmo_image_reader_set_key(rs->reader, rs->key);
         if (r < 0) /* the right key, and a header someone altered */
                 return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, r);
+        r = cfg->consume ? cfg->consume(cfg->unlock_ctx, &rs->info) : 0;
+        if (r == -ESTALE) /* restored before, or an older copy */
+                return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_UNLOCK, r);
+        if (r < 0)
+                return refuse(rs, DMO_RESUME_LOCKED, DMO_STEP_UNLOCK, r);
         return 0;
 }
 

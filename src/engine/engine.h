@@ -124,6 +124,7 @@ struct dmo_engine_hooks {
 
 struct dmo_crypto_key;
 struct dmo_crypto_envelope;
+struct dmo_image_tpm;
 
 struct dmo_hibernate_config {
         struct dmo_swap_target target;
@@ -133,7 +134,8 @@ struct dmo_hibernate_config {
          * after the snapshot. The caller owns them. */
         struct dmo_crypto_key *key;
         const struct dmo_crypto_envelope *envelope;
-        unsigned cipher; /* enum dmo_chunk_cipher; 0: the fastest this CPU has */
+        const struct dmo_image_tpm *tpm; /* nullable: the key sealed by the TPM too */
+        unsigned cipher;                 /* enum dmo_chunk_cipher; 0: the fastest this CPU has */
         enum dmo_compress compress;
         int compress_level;
         unsigned threads;     /* 0: one per CPU */
@@ -239,9 +241,18 @@ struct dmo_image_info;
 typedef int (*dmo_unlock_fn)(void *ctx, const struct dmo_image_info *info,
                              struct dmo_crypto_key **key);
 
+/* Once an encrypted image's header and extent list are authenticated with
+ * its key, before any of its pages reaches the kernel: the caller marks the
+ * image used (the TPM's counter), so that it is never restored twice.
+ * 0; -ESTALE: it was restored before, or is an older copy written back
+ * (DMO_RESUME_REFUSED: the swap area is made plain); any other error:
+ * nothing restored, the image left on disk (DMO_RESUME_LOCKED). */
+typedef int (*dmo_consume_fn)(void *ctx, const struct dmo_image_info *info);
+
 struct dmo_resume_config {
         struct dmo_swap_target target;
-        dmo_unlock_fn unlock; /* NULL: an encrypted image stays locked */
+        dmo_unlock_fn unlock;   /* NULL: an encrypted image stays locked */
+        dmo_consume_fn consume; /* nullable; ctx: unlock_ctx */
         void *unlock_ctx;
         unsigned threads;
         bool noresume; /* discard the image instead of restoring it */

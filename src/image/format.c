@@ -69,7 +69,20 @@ enum {
         C_WRAPPED = 88,
         C_MAC = 168,
         H_FIXED_PREFIX = 24, /* magic, version, length, checksum: stable across majors */
+        T_PCRS = 0,          /* the TPM section, at DMO_IMAGE_TPM_OFFSET */
+        T_FLAGS = 4,
+        T_NV_INDEX = 8,
+        T_COUNTER = 16,
+        T_BLOB_LEN = 24,
+        T_BLOB = 32,
 };
+
+/* The header's length as written: the TPM section makes it longer. */
+static uint32_t header_len_for(const struct dmo_image_header *h)
+{
+        return h->flags & DMO_IMAGE_F_TPM ? DMO_IMAGE_TPM_OFFSET + DMO_IMAGE_TPM_LEN
+                                          : DMO_IMAGE_HEADER_LEN;
+}
 
 #define IDENT_LEN 65
 
@@ -337,6 +350,45 @@ static int crypto_check(const struct dmo_image_header *h)
                                                                                           : -EINVAL;
 }
 
+/* TPM: a PCR list, known flags, a counter index in the NV range (or none),
+ * a blob that fits and nothing after it. Without: all zero. */
+static int tpm_check(const struct dmo_image_header *h)
+{
+        const struct dmo_image_tpm *t = &h->tpm;
+        if (!(h->flags & DMO_IMAGE_F_TPM)) {
+                bool zero = !t->pcrs && !t->flags && !t->nv_index && !t->counter && !t->blob_len &&
+                            all_zero(t->blob, sizeof(t->blob));
+                return zero ? 0 : -EINVAL;
+        }
+        if (!(h->flags & DMO_IMAGE_F_ENCRYPTED) || t->pcrs >> 24 || t->flags & ~DMO_IMAGE_TPM_PIN ||
+            (t->nv_index && t->nv_index >> 24 != 0x01) || (!t->nv_index && t->counter) ||
+            t->blob_len == 0 || t->blob_len > DMO_IMAGE_TPM_BLOB_MAX)
+                return -EINVAL;
+        return all_zero(t->blob + t->blob_len, sizeof(t->blob) - t->blob_len) ? 0 : -EINVAL;
+}
+
+static void tpm_encode(const struct dmo_image_tpm *t, uint8_t *out)
+{
+        uint32_t bl = t->blob_len > DMO_IMAGE_TPM_BLOB_MAX ? DMO_IMAGE_TPM_BLOB_MAX : t->blob_len;
+        memset(out, 0, DMO_IMAGE_TPM_LEN);
+        dmo_put_le32(out + T_PCRS, t->pcrs);
+        dmo_put_le32(out + T_FLAGS, t->flags);
+        dmo_put_le32(out + T_NV_INDEX, t->nv_index);
+        dmo_put_le64(out + T_COUNTER, t->counter);
+        dmo_put_le32(out + T_BLOB_LEN, t->blob_len);
+        memcpy(out + T_BLOB, t->blob, bl);
+}
+
+static void tpm_decode(const uint8_t *in, struct dmo_image_tpm *t)
+{
+        t->pcrs = dmo_get_le32(in + T_PCRS);
+        t->flags = dmo_get_le32(in + T_FLAGS);
+        t->nv_index = dmo_get_le32(in + T_NV_INDEX);
+        t->counter = dmo_get_le64(in + T_COUNTER);
+        t->blob_len = dmo_get_le32(in + T_BLOB_LEN);
+        memcpy(t->blob, in + T_BLOB, DMO_IMAGE_TPM_BLOB_MAX);
+}
+
 void dmo_image_crypto_section(const struct dmo_image_crypto *c, uint8_t out[DMO_IMAGE_CRYPTO_LEN])
 {
         const struct dmo_crypto_envelope *e = &c->env;
@@ -409,7 +461,9 @@ int dmo_image_header_check(const struct dmo_image_header *h)
         if (!ident_ok(h->identity.sysname) || !ident_ok(h->identity.release) ||
             !ident_ok(h->identity.version) || !ident_ok(h->identity.machine))
                 return -EINVAL;
-        return crypto_check(h);
+        if (crypto_check(h) < 0)
+                return -EINVAL;
+        return tpm_check(h);
 }
 
 static void put_ident(uint8_t *dst, const char *s)
@@ -423,14 +477,14 @@ static void get_ident(char *dst, const uint8_t *src)
         memcpy(dst, src, IDENT_LEN);
 }
 
-/* Every field of the first DMO_IMAGE_HEADER_LEN bytes but the checksum. */
+/* Every field but the checksum, in header_len_for(h) bytes. */
 static void header_encode_fields(uint8_t *page, const struct dmo_image_header *h)
 {
-        memset(page, 0, DMO_IMAGE_HEADER_LEN);
+        memset(page, 0, header_len_for(h));
         memcpy(page + H_MAGIC, header_magic, sizeof(header_magic));
         dmo_put_le16(page + H_MAJOR, h->major);
         dmo_put_le16(page + H_MINOR, h->minor);
-        dmo_put_le32(page + H_LEN, DMO_IMAGE_HEADER_LEN);
+        dmo_put_le32(page + H_LEN, header_len_for(h));
         dmo_put_le32(page + H_FLAGS, h->flags);
         dmo_put_le32(page + H_PAGE_SIZE, h->page_size);
         dmo_put_le64(page + H_IMAGE_PAGES, h->image_pages);
@@ -456,6 +510,8 @@ static void header_encode_fields(uint8_t *page, const struct dmo_image_header *h
 
         dmo_image_crypto_section(&h->crypto, page + H_CRYPTO);
         memcpy(page + H_CRYPTO + C_MAC, h->crypto.mac, DMO_CRYPTO_MAC_LEN);
+        if (h->flags & DMO_IMAGE_F_TPM)
+                tpm_encode(&h->tpm, page + DMO_IMAGE_TPM_OFFSET);
 }
 
 int dmo_image_header_encode(uint8_t *page, uint32_t page_size, const struct dmo_image_header *h)
@@ -467,7 +523,7 @@ int dmo_image_header_encode(uint8_t *page, uint32_t page_size, const struct dmo_
         v.minor = DMO_IMAGE_MINOR;
         memset(page, 0, page_size);
         header_encode_fields(page, &v);
-        dmo_put_le64(page + H_CSUM, hash_skipping(page, DMO_IMAGE_HEADER_LEN, H_CSUM));
+        dmo_put_le64(page + H_CSUM, hash_skipping(page, header_len_for(&v), H_CSUM));
         return 0;
 }
 
@@ -534,6 +590,13 @@ int dmo_image_header_decode(const uint8_t *page, uint32_t page_size, struct dmo_
         h.identity.page_size = h.page_size;
 
         crypto_decode(page + H_CRYPTO, &h.crypto);
+        /* The TPM section is read only where the flag says it is there: a
+         * newer minor may put other fields past 1024 bytes. */
+        if (h.flags & DMO_IMAGE_F_TPM) {
+                if (len < DMO_IMAGE_TPM_OFFSET + DMO_IMAGE_TPM_LEN)
+                        return header_fail(fault, DMO_FAULT_HEADER_FIELDS, -EBADMSG);
+                tpm_decode(page + DMO_IMAGE_TPM_OFFSET, &h.tpm);
+        }
 
         /* A feature this reader lacks is refused before its fields are
          * judged: they may mean something this version does not know. */
@@ -550,7 +613,7 @@ int dmo_image_header_decode(const uint8_t *page, uint32_t page_size, struct dmo_
 static int header_mac_feed(struct dmo_crypto_key *key, const struct dmo_image_header *h,
                            const struct dmo_extent *ext, uint64_t n_ext)
 {
-        uint8_t page[DMO_IMAGE_HEADER_LEN];
+        uint8_t page[DMO_IMAGE_TPM_OFFSET + DMO_IMAGE_TPM_LEN];
         struct dmo_image_header canon = *h;
         if (!(h->flags & DMO_IMAGE_F_ENCRYPTED) || n_ext != h->extent_count)
                 return -EINVAL;
@@ -559,13 +622,14 @@ static int header_mac_feed(struct dmo_crypto_key *key, const struct dmo_image_he
                 canon.major = DMO_IMAGE_MAJOR;
                 canon.minor = DMO_IMAGE_MINOR;
         }
-        /* Encoded into the first 1024 bytes only: the checksum is read as
-         * zero, the rest of a page is zero in this version anyway. */
+        /* Encoded into its first 1024 bytes, and the TPM section when
+         * there is one: the checksum is read as zero, the rest of a page is
+         * zero in this version anyway. */
         if (dmo_image_header_check(&canon) < 0)
                 return -EINVAL;
         header_encode_fields(page, &canon);
         dmo_crypto_mac_begin(key);
-        dmo_crypto_mac_update(key, page, sizeof(page));
+        dmo_crypto_mac_update(key, page, header_len_for(&canon));
         for (uint64_t i = 0; i < n_ext; i++) {
                 uint8_t e[16];
                 dmo_put_le64(e, ext[i].offset);

@@ -39,7 +39,7 @@
 /* Format version. A reader accepts any minor of its major and refuses a
  * newer major with -EPROTONOSUPPORT. */
 #define DMO_IMAGE_MAJOR 1
-#define DMO_IMAGE_MINOR 1 /* 1.1: encryption */
+#define DMO_IMAGE_MINOR 2 /* 1.1: encryption; 1.2: the TPM section */
 
 #define DMO_IMAGE_MIN_PAGE_SIZE 4096u
 #define DMO_IMAGE_MAX_PAGE_SIZE 65536u
@@ -123,8 +123,9 @@ int dmo_sig_parse(const uint8_t *page, uint32_t page_size, struct dmo_sig *out);
 /* Incompatible flags (low 16 bits): a reader that does not know one of
  * them refuses the image. Compatible flags (high 16 bits) may be ignored. */
 #define DMO_IMAGE_F_ENCRYPTED      0x00000001u /* the encryption section is in use (1.1) */
+#define DMO_IMAGE_F_TPM            0x00000002u /* the TPM section is in use (1.2) */
 #define DMO_IMAGE_F_INCOMPAT_MASK  0x0000ffffu
-#define DMO_IMAGE_F_INCOMPAT_KNOWN DMO_IMAGE_F_ENCRYPTED
+#define DMO_IMAGE_F_INCOMPAT_KNOWN (DMO_IMAGE_F_ENCRYPTED | DMO_IMAGE_F_TPM)
 #define DMO_IMAGE_F_PLATFORM       0x00010000u /* hibernated in platform (ACPI S4) mode */
 
 /* The encryption section (doc/image-format.md §2.2), 200 bytes at offset
@@ -141,6 +142,24 @@ struct dmo_image_crypto {
 /* The section's bytes with the MAC read as zero: what the image key is
  * bound to (dmo_crypto_key_bind). */
 void dmo_image_crypto_section(const struct dmo_image_crypto *c, uint8_t out[DMO_IMAGE_CRYPTO_LEN]);
+
+/* The TPM section (doc/image-format.md §2.3), at offset 1024 of the header
+ * when DMO_IMAGE_F_TPM is set (which needs DMO_IMAGE_F_ENCRYPTED): the image
+ * key sealed by the TPM, and the NV counter value the image expects. The
+ * header's checksum and MAC then cover it (header_len 1568). */
+#define DMO_IMAGE_TPM_OFFSET   1024u
+#define DMO_IMAGE_TPM_LEN      544u
+#define DMO_IMAGE_TPM_BLOB_MAX 512u
+#define DMO_IMAGE_TPM_PIN      0x00000001u /* tpm.flags: sealed to a PIN too */
+
+struct dmo_image_tpm {
+        uint32_t pcrs;     /* bit N: PCR N of the SHA-256 bank */
+        uint32_t flags;    /* DMO_IMAGE_TPM_* */
+        uint32_t nv_index; /* the counter's NV index; 0: no counter */
+        uint64_t counter;  /* its value when the image was written */
+        uint32_t blob_len;
+        uint8_t blob[DMO_IMAGE_TPM_BLOB_MAX]; /* TPM2B_PUBLIC, TPM2B_PRIVATE */
+};
 
 struct dmo_image_header {
         uint16_t major;
@@ -166,6 +185,7 @@ struct dmo_image_header {
         uint64_t stored_bytes;               /* stream + map + header bytes on disk */
         uint64_t zero_pages;                 /* pages elided as all-zero */
         struct dmo_image_crypto crypto;
+        struct dmo_image_tpm tpm; /* all zero without DMO_IMAGE_F_TPM */
 };
 
 /* Writes the header into page (page_size bytes; the rest is zeroed) with

@@ -65,6 +65,15 @@ static void put_header(struct out *o, const struct dmo_image_header *h)
                     h->crypto.cipher == DMO_CHUNK_CIPHER_AES256GCM ? "aes256gcm"
                                                                    : "xchacha20poly1305",
                     h->crypto.env.opslimit, h->crypto.env.memlimit);
+        if (h->flags & DMO_IMAGE_F_TPM) {
+                put(o, ",\"tpm\":{\"pcrs\":[");
+                for (unsigned i = 0, n = 0; i < 24; i++)
+                        if (h->tpm.pcrs & (1u << i))
+                                put(o, "%s%u", n++ ? "," : "", i);
+                put(o, "],\"pin\":%s,\"counter_index\":%" PRIu32 ",\"counter\":%" PRIu64 "}",
+                    h->tpm.flags & DMO_IMAGE_TPM_PIN ? "true" : "false", h->tpm.nv_index,
+                    h->tpm.counter);
+        }
         put(o, ",\"page_size\":%" PRIu32 ",\"image_pages\":%" PRIu64, h->page_size, h->image_pages);
         put(o, ",\"compression\":\"%s\",\"level\":%" PRId32, compress_id(h->compress), h->level);
         put(o, ",\"chunk_pages\":%" PRIu32 ",\"chunk_count\":%" PRIu64, h->chunk_pages,

@@ -128,7 +128,7 @@ int dmo_image_writer_new(const struct dmo_image_writer_params *params, struct dm
         if (dmo_image_check_page_size(p.page_size) < 0 || p.chunk_pages > DMO_CHUNK_MAX_PAGES ||
             p.expected_pages == 0 || p.expected_pages > DMO_IMAGE_MAX_PAGES ||
             (unsigned)p.algo > DMO_COMPRESS_ZSTD || p.level < DMO_IMAGE_LEVEL_MIN ||
-            p.level > DMO_IMAGE_LEVEL_MAX || !p.key != !p.envelope)
+            p.level > DMO_IMAGE_LEVEL_MAX || !p.key != !p.envelope || (p.tpm && !p.key))
                 return -EINVAL;
         if (p.envelope && dmo_crypto_envelope_check(p.envelope) < 0)
                 return -EINVAL;
@@ -621,6 +621,10 @@ static int finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
         if (w->p.key) {
                 h.flags |= DMO_IMAGE_F_ENCRYPTED;
                 h.crypto = w->crypto;
+                if (w->p.tpm) {
+                        h.flags |= DMO_IMAGE_F_TPM;
+                        h.tpm = *w->p.tpm;
+                }
                 r = dmo_image_header_mac(w->p.key, &h, w->ext, w->n_ext);
                 if (r < 0)
                         return r;

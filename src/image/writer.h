@@ -49,6 +49,10 @@ struct dmo_image_writer_params {
          * keeps them until the writer is freed. */
         struct dmo_crypto_key *key;
         const struct dmo_crypto_envelope *envelope;
+        /* Encrypted only, nullable: the TPM section (the key sealed by the
+         * TPM, the counter), written into the header and covered by its
+         * MAC. The caller's, kept until the writer is freed. */
+        const struct dmo_image_tpm *tpm;
         /* enum dmo_chunk_cipher; 0: the fastest this CPU has
          * (dmo_crypto_cipher_preferred). */
         unsigned cipher;

@@ -39,7 +39,6 @@ check_PROGRAMS += tests/splash-text-output.test
 TESTS += tests/splash-text-output.test
 tests_splash_text_output_test_SOURCES = tests/splash-text-output.c
 tests_splash_text_output_test_LDADD = $(DMO_SPLASH_TEST_LIBS) -lutil
-	src/util/libdmo-util.a $(DMO_LIBS) -lutil
 check_PROGRAMS += tests/splash-kms-scanout.test
 TESTS += tests/splash-kms-scanout.test
 tests_splash_kms_scanout_test_SOURCES = tests/splash-kms-scanout.c
@@ -93,4 +92,3 @@ check_PROGRAMS += tests/splash-session.test
 TESTS += tests/splash-session.test
 tests_splash_session_test_SOURCES = tests/splash-session.c
 tests_splash_session_test_LDADD = $(DMO_SPLASH_TEST_LIBS)
-	src/progress/libdmo-progress.a src/util/libdmo-util.a $(DMO_LIBS)
