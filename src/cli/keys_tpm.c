@@ -1,4 +1,5 @@
 /* The TPM's refusals and notes in words: see keys.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,12 @@ bool dmo_cli_keys_tpm_fail(const struct dmo_keys_failure *f)
                                 "encrypt = tpm cannot be used; choose passphrase or pubkey"));
                 return true;
         case DMO_KEYS_TPM_ABSENT:
+                if (f->err == ENOPKG) {
+                        dmo_cli_error(_("encrypt = tpm needs the libraries of tpm2-tss "
+                                        "(libtss2-esys, libtss2-mu, libtss2-tctildr), which are not "
+                                        "installed; install them, or choose passphrase or pubkey"));
+                        return true;
+                }
                 dmo_cli_error(_("no TPM 2.0 answers (%s): %s; is it enabled in the firmware?"),
                               f->path ? f->path : _("the default device"), strerror(f->err));
                 return true;

@@ -7,11 +7,10 @@
 #include <string.h>
 
 #include <sodium.h>
-#include <tss2/tss2_esys.h>
-#include <tss2/tss2_mu.h>
-#include <tss2/tss2_tctildr.h>
+#include "keys/tss2_dl.h"
 
 struct dmo_tpm {
+        struct dmo_tss2 f; /* tpm2-tss, loaded by dmo_tpm_open() */
         TSS2_TCTI_CONTEXT *tcti;
         ESYS_CONTEXT *esys;
 };
@@ -65,11 +64,16 @@ int dmo_tpm_open(const char *tcti, struct dmo_tpm **out)
                 return -ENOMEM;
         /* tpm2-tss logs its errors to stderr; ours are said by the caller. */
         setenv("TSS2_LOG", "all+NONE", 0);
-        TSS2_RC rc = Tss2_TctiLdr_Initialize(tcti, &t->tcti);
+        int r = dmo_tss2_load(&t->f);
+        if (r < 0) {
+                free(t);
+                return r;
+        }
+        TSS2_RC rc = t->f.Tss2_TctiLdr_Initialize(tcti, &t->tcti);
         if (rc == TSS2_RC_SUCCESS)
-                rc = Esys_Initialize(&t->esys, t->tcti, NULL);
+                rc = t->f.Esys_Initialize(&t->esys, t->tcti, NULL);
         if (rc != TSS2_RC_SUCCESS) {
-                int r = tpm_errno(rc);
+                r = tpm_errno(rc);
                 dmo_tpm_free(t);
                 return r == -ENOMEM ? r : -ENODEV;
         }
@@ -82,9 +86,10 @@ void dmo_tpm_free(struct dmo_tpm *t)
         if (!t)
                 return;
         if (t->esys)
-                Esys_Finalize(&t->esys);
+                t->f.Esys_Finalize(&t->esys);
         if (t->tcti)
-                Tss2_TctiLdr_Finalize(&t->tcti);
+                t->f.Tss2_TctiLdr_Finalize(&t->tcti);
+        dmo_tss2_unload(&t->f);
         free(t);
 }
 
@@ -114,9 +119,9 @@ static int primary(struct dmo_tpm *t, ESYS_TR *out)
             }};
         const TPM2B_DATA outside = {0};
         const TPML_PCR_SELECTION creation = {0};
-        return tpm_errno(Esys_CreatePrimary(t->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD,
-                                            ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl, &outside,
-                                            &creation, out, NULL, NULL, NULL, NULL));
+        return tpm_errno(t->f.Esys_CreatePrimary(t->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD,
+                                                 ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl, &outside,
+                                                 &creation, out, NULL, NULL, NULL, NULL));
 }
 
 static void pcr_selection(uint32_t mask, TPML_PCR_SELECTION *sel)
@@ -137,11 +142,11 @@ static int policy(struct dmo_tpm *t, ESYS_TR session, uint32_t mask, bool pin)
         TPML_PCR_SELECTION sel;
         const TPM2B_DIGEST none = {0};
         pcr_selection(mask, &sel);
-        int r = tpm_errno(Esys_PolicyPCR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-                                         &none, &sel));
+        int r = tpm_errno(t->f.Esys_PolicyPCR(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE,
+                                              ESYS_TR_NONE, &none, &sel));
         if (r == 0 && pin)
-                r = tpm_errno(Esys_PolicyAuthValue(t->esys, session, ESYS_TR_NONE, ESYS_TR_NONE,
-                                                   ESYS_TR_NONE));
+                r = tpm_errno(t->f.Esys_PolicyAuthValue(t->esys, session, ESYS_TR_NONE,
+                                                        ESYS_TR_NONE, ESYS_TR_NONE));
         return r;
 }
 
@@ -153,13 +158,13 @@ static int session(struct dmo_tpm *t, TPM2_SE type, ESYS_TR salt_key, ESYS_TR *o
         const TPMT_SYM_DEF aes = {
             .algorithm = TPM2_ALG_AES, .keyBits.aes = 128, .mode.aes = TPM2_ALG_CFB};
         const TPMT_SYM_DEF none = {.algorithm = TPM2_ALG_NULL};
-        int r = tpm_errno(Esys_StartAuthSession(
+        int r = tpm_errno(t->f.Esys_StartAuthSession(
             t->esys, salt_key, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, NULL, type,
             salt_key == ESYS_TR_NONE ? &none : &aes, TPM2_ALG_SHA256, out));
         const TPMA_SESSION crypt =
             type == TPM2_SE_HMAC ? TPMA_SESSION_DECRYPT : TPMA_SESSION_ENCRYPT;
         if (r == 0 && salt_key != ESYS_TR_NONE)
-                r = tpm_errno(Esys_TRSess_SetAttributes(
+                r = tpm_errno(t->f.Esys_TRSess_SetAttributes(
                     t->esys, *out, crypt | TPMA_SESSION_CONTINUESESSION, 0xff));
         return r;
 }
@@ -175,7 +180,7 @@ static void pin_auth(const char *pin, size_t len, TPM2B_AUTH *auth)
 static void flush(struct dmo_tpm *t, ESYS_TR *h)
 {
         if (*h != ESYS_TR_NONE)
-                Esys_FlushContext(t->esys, *h);
+                t->f.Esys_FlushContext(t->esys, *h);
         *h = ESYS_TR_NONE;
 }
 
@@ -187,22 +192,22 @@ static int policy_digest(struct dmo_tpm *t, uint32_t mask, bool pin, TPM2B_DIGES
         if (r == 0)
                 r = policy(t, s, mask, pin);
         if (r == 0)
-                r = tpm_errno(
-                    Esys_PolicyGetDigest(t->esys, s, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &d));
+                r = tpm_errno(t->f.Esys_PolicyGetDigest(t->esys, s, ESYS_TR_NONE, ESYS_TR_NONE,
+                                                        ESYS_TR_NONE, &d));
         if (r == 0)
                 *out = *d;
-        Esys_Free(d);
+        t->f.Esys_Free(d);
         flush(t, &s);
         return r;
 }
 
-static int marshal(const TPM2B_PUBLIC *pub, const TPM2B_PRIVATE *priv, uint8_t *blob,
-                   size_t *blob_len)
+static int marshal(const struct dmo_tpm *t, const TPM2B_PUBLIC *pub, const TPM2B_PRIVATE *priv,
+                   uint8_t *blob, size_t *blob_len)
 {
         size_t off = 0;
-        TSS2_RC rc = Tss2_MU_TPM2B_PUBLIC_Marshal(pub, blob, DMO_TPM_BLOB_MAX, &off);
+        TSS2_RC rc = t->f.Tss2_MU_TPM2B_PUBLIC_Marshal(pub, blob, DMO_TPM_BLOB_MAX, &off);
         if (rc == TSS2_RC_SUCCESS)
-                rc = Tss2_MU_TPM2B_PRIVATE_Marshal(priv, blob, DMO_TPM_BLOB_MAX, &off);
+                rc = t->f.Tss2_MU_TPM2B_PRIVATE_Marshal(priv, blob, DMO_TPM_BLOB_MAX, &off);
         if (rc != TSS2_RC_SUCCESS)
                 return -EINVAL;
         *blob_len = off;
@@ -242,14 +247,14 @@ int dmo_tpm_seal(struct dmo_tpm *t, const uint8_t *secret, size_t len, uint32_t 
         if (r == 0)
                 r = session(t, TPM2_SE_HMAC, parent, &hmac);
         if (r == 0)
-                r = tpm_errno(Esys_Create(t->esys, parent, hmac, ESYS_TR_NONE, ESYS_TR_NONE, &sens,
-                                          &tmpl, &outside, &creation, &priv, &pub, NULL, NULL,
-                                          NULL));
+                r = tpm_errno(t->f.Esys_Create(t->esys, parent, hmac, ESYS_TR_NONE, ESYS_TR_NONE,
+                                               &sens, &tmpl, &outside, &creation, &priv, &pub, NULL,
+                                               NULL, NULL));
         if (r == 0)
-                r = marshal(pub, priv, blob, blob_len);
+                r = marshal(t, pub, priv, blob, blob_len);
         sodium_memzero(&sens, sizeof(sens));
-        Esys_Free(priv);
-        Esys_Free(pub);
+        t->f.Esys_Free(priv);
+        t->f.Esys_Free(pub);
         flush(t, &hmac);
         flush(t, &parent);
         return r;
@@ -263,16 +268,16 @@ int dmo_tpm_unseal(struct dmo_tpm *t, const uint8_t *blob, size_t blob_len, uint
         size_t off = 0;
         if (pcr_mask >> DMO_TPM_PCR_COUNT)
                 return -EINVAL;
-        if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(blob, blob_len, &off, &pub) != TSS2_RC_SUCCESS ||
-            Tss2_MU_TPM2B_PRIVATE_Unmarshal(blob, blob_len, &off, &priv) != TSS2_RC_SUCCESS ||
+        if (t->f.Tss2_MU_TPM2B_PUBLIC_Unmarshal(blob, blob_len, &off, &pub) != TSS2_RC_SUCCESS ||
+            t->f.Tss2_MU_TPM2B_PRIVATE_Unmarshal(blob, blob_len, &off, &priv) != TSS2_RC_SUCCESS ||
             off != blob_len)
                 return -EBADMSG;
         ESYS_TR parent = ESYS_TR_NONE, obj = ESYS_TR_NONE, s = ESYS_TR_NONE;
         TPM2B_SENSITIVE_DATA *data = NULL;
         int r = primary(t, &parent);
         if (r == 0)
-                r = tpm_errno(Esys_Load(t->esys, parent, ESYS_TR_PASSWORD, ESYS_TR_NONE,
-                                        ESYS_TR_NONE, &priv, &pub, &obj));
+                r = tpm_errno(t->f.Esys_Load(t->esys, parent, ESYS_TR_PASSWORD, ESYS_TR_NONE,
+                                             ESYS_TR_NONE, &priv, &pub, &obj));
         /* A blob the TPM will not load is not this TPM's (or it was
          * cleared since): the same refusal as a changed boot chain. */
         if (r == -EIO)
@@ -284,11 +289,11 @@ int dmo_tpm_unseal(struct dmo_tpm *t, const uint8_t *blob, size_t blob_len, uint
         if (r == 0 && pin_len) {
                 TPM2B_AUTH auth;
                 pin_auth(pin, pin_len, &auth);
-                r = tpm_errno(Esys_TR_SetAuth(t->esys, obj, &auth));
+                r = tpm_errno(t->f.Esys_TR_SetAuth(t->esys, obj, &auth));
                 sodium_memzero(&auth, sizeof(auth));
         }
         if (r == 0)
-                r = tpm_errno(Esys_Unseal(t->esys, obj, s, ESYS_TR_NONE, ESYS_TR_NONE, &data));
+                r = tpm_errno(t->f.Esys_Unseal(t->esys, obj, s, ESYS_TR_NONE, ESYS_TR_NONE, &data));
         if (r == 0 && data->size > cap)
                 r = -ENOSPC;
         if (r == 0) {
@@ -297,7 +302,7 @@ int dmo_tpm_unseal(struct dmo_tpm *t, const uint8_t *blob, size_t blob_len, uint
         }
         if (data) {
                 sodium_memzero(data, sizeof(*data));
-                Esys_Free(data);
+                t->f.Esys_Free(data);
         }
         flush(t, &s);
         flush(t, &obj);
@@ -324,13 +329,13 @@ int dmo_tpm_counter_define(struct dmo_tpm *t, uint32_t index)
         ESYS_TR nv = ESYS_TR_NONE;
         if ((index >> 24) != TPM2_HT_NV_INDEX)
                 return -EINVAL;
-        int r = tpm_errno(Esys_NV_DefineSpace(t->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD,
-                                              ESYS_TR_NONE, ESYS_TR_NONE, &auth, &info, &nv));
+        int r = tpm_errno(t->f.Esys_NV_DefineSpace(t->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD,
+                                                   ESYS_TR_NONE, ESYS_TR_NONE, &auth, &info, &nv));
         if (r == 0)
-                r = tpm_errno(Esys_NV_Increment(t->esys, nv, nv, ESYS_TR_PASSWORD, ESYS_TR_NONE,
-                                                ESYS_TR_NONE));
+                r = tpm_errno(t->f.Esys_NV_Increment(t->esys, nv, nv, ESYS_TR_PASSWORD,
+                                                     ESYS_TR_NONE, ESYS_TR_NONE));
         if (nv != ESYS_TR_NONE)
-                Esys_TR_Close(t->esys, &nv);
+                t->f.Esys_TR_Close(t->esys, &nv);
         return r;
 }
 
@@ -338,8 +343,8 @@ static int nv_handle(struct dmo_tpm *t, uint32_t index, ESYS_TR *nv)
 {
         if ((index >> 24) != TPM2_HT_NV_INDEX)
                 return -EINVAL;
-        int r = tpm_errno(
-            Esys_TR_FromTPMPublic(t->esys, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, nv));
+        int r = tpm_errno(t->f.Esys_TR_FromTPMPublic(t->esys, index, ESYS_TR_NONE, ESYS_TR_NONE,
+                                                     ESYS_TR_NONE, nv));
         return r == -EIO ? -ENOENT : r;
 }
 
@@ -349,8 +354,8 @@ int dmo_tpm_counter_read(struct dmo_tpm *t, uint32_t index, uint64_t *value)
         TPM2B_MAX_NV_BUFFER *data = NULL;
         int r = nv_handle(t, index, &nv);
         if (r == 0)
-                r = tpm_errno(Esys_NV_Read(t->esys, nv, nv, ESYS_TR_PASSWORD, ESYS_TR_NONE,
-                                           ESYS_TR_NONE, 8, 0, &data));
+                r = tpm_errno(t->f.Esys_NV_Read(t->esys, nv, nv, ESYS_TR_PASSWORD, ESYS_TR_NONE,
+                                                ESYS_TR_NONE, 8, 0, &data));
         if (r == 0 && data->size != 8)
                 r = -EIO;
         if (r == 0) {
@@ -359,9 +364,9 @@ int dmo_tpm_counter_read(struct dmo_tpm *t, uint32_t index, uint64_t *value)
                         v = v << 8 | data->buffer[i];
                 *value = v;
         }
-        Esys_Free(data);
+        t->f.Esys_Free(data);
         if (nv != ESYS_TR_NONE)
-                Esys_TR_Close(t->esys, &nv);
+                t->f.Esys_TR_Close(t->esys, &nv);
         return r;
 }
 
@@ -370,10 +375,10 @@ int dmo_tpm_counter_increment(struct dmo_tpm *t, uint32_t index, uint64_t *value
         ESYS_TR nv = ESYS_TR_NONE;
         int r = nv_handle(t, index, &nv);
         if (r == 0)
-                r = tpm_errno(Esys_NV_Increment(t->esys, nv, nv, ESYS_TR_PASSWORD, ESYS_TR_NONE,
-                                                ESYS_TR_NONE));
+                r = tpm_errno(t->f.Esys_NV_Increment(t->esys, nv, nv, ESYS_TR_PASSWORD,
+                                                     ESYS_TR_NONE, ESYS_TR_NONE));
         if (nv != ESYS_TR_NONE)
-                Esys_TR_Close(t->esys, &nv);
+                t->f.Esys_TR_Close(t->esys, &nv);
         if (r == 0 && value)
                 r = dmo_tpm_counter_read(t, index, value);
         return r;
