@@ -16,9 +16,10 @@ bool dmo_cli_keys_tpm_fail(const struct dmo_keys_failure *f)
                 return true;
         case DMO_KEYS_TPM_ABSENT:
                 if (f->err == ENOPKG) {
-                        dmo_cli_error(_("encrypt = tpm needs the libraries of tpm2-tss "
-                                        "(libtss2-esys, libtss2-mu, libtss2-tctildr), which are not "
-                                        "installed; install them, or choose passphrase or pubkey"));
+                        dmo_cli_error(
+                            _("encrypt = tpm needs the libraries of tpm2-tss "
+                              "(libtss2-esys, libtss2-mu, libtss2-tctildr), which are not "
+                              "installed; install them, or choose passphrase or pubkey"));
                         return true;
                 }
                 dmo_cli_error(_("no TPM 2.0 answers (%s): %s; is it enabled in the firmware?"),
