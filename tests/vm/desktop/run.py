@@ -1049,6 +1049,10 @@ def menu_hibernate(h, vm, shots, label, interval=0.6, on_frame=None):
     frames = []
     end = t_call + T_HIBERNATE
     while vm.exit_t is None and time.monotonic() < end:
+        # the hibernation failed and the system runs on: nothing more to
+        # watch (a dump every 0.1 s until T_HIBERNATE would be ~9 GB)
+        if [i for i, _, _ in vm.find_all(r"dormouse-sleep-hooks: the hibernate failed") if i >= since]:
+            break
         t = time.monotonic()
         fr = shots.take(vm, f"{label}-hibernate")
         if fr is not None:
