@@ -5,6 +5,7 @@ kernel_libdmo_kernel_a_SOURCES = kernel/snapshot.h \
 	kernel/faults.c kernel/faults.h \
 	kernel/blockdev.c kernel/blockdev.h \
 	kernel/swap_area.c kernel/swap_area.h \
+	kernel/btrfs_map.c kernel/btrfs_map.h \
 	kernel/sim_pages.c kernel/sim_pages.h \
 	kernel/sim_kernel.c kernel/sim_kernel.h \
 	kernel/cmdline.c kernel/cmdline.h \
@@ -64,3 +65,8 @@ check_PROGRAMS += tests/kernel-initramfs-record.test
 TESTS += tests/kernel-initramfs-record.test
 tests_kernel_initramfs_record_test_SOURCES = tests/kernel-initramfs-record.c
 tests_kernel_initramfs_record_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
+
+check_PROGRAMS += tests/kernel-btrfs-map.test
+TESTS += tests/kernel-btrfs-map.test
+tests_kernel_btrfs_map_test_SOURCES = tests/kernel-btrfs-map.c
+tests_kernel_btrfs_map_test_LDADD = $(DMO_KERNEL_TEST_LDADD)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "kernel/blockdev.h"
+#include "kernel/btrfs_map.h"
 #include "util/cleanup.h"
 
 /* mkswap's union swap_header, info part (after 1024 boot bytes). */
@@ -208,9 +209,9 @@ int dmo_swapfile_resume_offset(const char *path, uint64_t *first_physical_page, 
         struct statfs sfs;
         if (fstatfs(fd, &sfs) < 0)
                 return -errno;
-        /* Btrfs answers FIEMAP with its own logical addresses, not disk blocks. */
-        if ((unsigned long)sfs.f_type == (unsigned long)BTRFS_SUPER_MAGIC)
-                return -EOPNOTSUPP;
+        /* Btrfs answers FIEMAP with its own logical addresses, which its
+         * chunk tree maps onto the disk (btrfs_map.h). */
+        bool btrfs = (unsigned long)sfs.f_type == (unsigned long)BTRFS_SUPER_MAGIC;
 
         uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
         union {
@@ -234,10 +235,19 @@ int dmo_swapfile_resume_offset(const char *path, uint64_t *first_physical_page, 
                                    FIEMAP_EXTENT_ENCODED | FIEMAP_EXTENT_DATA_ENCRYPTED |
                                    FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_DATA_INLINE |
                                    FIEMAP_EXTENT_DATA_TAIL;
-        if ((e->fe_flags & not_plain) || e->fe_physical % ps != 0)
+        if (e->fe_flags & not_plain)
                 return -EMEDIUMTYPE;
-        *first_physical_page = e->fe_physical / ps;
-        *backing_dev = st.st_dev;
+        uint64_t physical = e->fe_physical;
+        dev_t dev = st.st_dev;
+        if (btrfs) {
+                int r = dmo_btrfs_logical_to_physical(fd, e->fe_physical, &physical, &dev);
+                if (r < 0)
+                        return r == -ENOTTY ? -EOPNOTSUPP : r;
+        }
+        if (physical % ps != 0)
+                return -EMEDIUMTYPE;
+        *first_physical_page = physical / ps;
+        *backing_dev = dev;
         return 0;
 }
 

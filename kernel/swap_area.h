@@ -1,6 +1,7 @@
 /* swap_area: what the kernel knows about a swap area — its header page
  * (mkswap's layout: version, last_page, bad pages, UUID, label, and the
- * 10-byte magic at page_size - 10), a swap file's resume offset (FIEMAP)
+ * 10-byte magic at page_size - 10), a swap file's resume offset (FIEMAP,
+ * and on Btrfs its chunk tree through btrfs_map)
  * and the list of active areas in /proc/swaps.
  *
  * Contract:
@@ -9,7 +10,8 @@
  * - Reads only. The one write helper, dmo_swap_set_magic(), edits a page in
  *   memory; the bytes of dormouse's own signature block (the rest of the
  *   header page's tail) belong to src/image, not here.
- * - May call the blockdev module and libc; never prints, no global state.
+ * - May call the blockdev and btrfs_map modules and libc; never prints, no
+ *   global state.
  * - Every parser bounds-checks its input and is fuzzed
  *   (tests/fuzz/fuzz-swap-header.c).
  */
@@ -92,9 +94,12 @@ int dmo_swap_set_magic(uint8_t *page, size_t page_size, const char magic[DMO_SWA
 void dmo_swap_uuid_format(const uint8_t uuid[16], char buf[37]);
 
 /* Resume offset of a swap file: the physical block of its first byte, in
- * units of the system page size, and the device holding it.
- * -EINVAL: not a regular file; -EOPNOTSUPP: the filesystem has no FIEMAP, or
- * reports addresses that are not physical (Btrfs); -ENODATA: the first page
+ * units of the system page size, and the device holding it. FIEMAP gives
+ * the block; on Btrfs, whose FIEMAP addresses are its own logical ones,
+ * the chunk tree maps it onto the disk and names the device (btrfs_map.h:
+ * needs root, -EPERM otherwise; st_dev there is an anonymous device).
+ * -EINVAL: not a regular file; -EOPNOTSUPP: the filesystem has no FIEMAP;
+ * -ENODATA: the first page
  * is a hole or preallocated but never written (run mkswap on it);
  * -EMEDIUMTYPE: the first page is inline, encoded, encrypted, not block
  * aligned or of unknown location (the kernel cannot swap there). */

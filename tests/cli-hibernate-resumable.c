@@ -245,6 +245,27 @@ static void an_initramfs_that_knows_no_device_is_refused(void)
         CHECK_INT(hibernate(&m, more), ==, 0);
 }
 
+/* Debian's installer writes RESUME to initramfs-tools' conf.d/resume and
+ * nothing on the command line: the hibernation goes where that initramfs
+ * will look. */
+static void initramfs_tools_resume_names_the_device_when_nothing_else_does(void)
+{
+        struct machine m;
+        REQUIRE(machine(&m, "resumeonly"));
+        put_cmdline(&m, "");
+        refused(&m, "", "no resume device: give --resume-device");
+        REQUIRE(record(&m, "compress = lz4\n", m.swap, NULL));
+        int rc = hibernate(&m, "");
+        if (rc != 0)
+                dmo_test_show_program_output();
+        CHECK_INT(rc, ==, 0);
+        CHECK(!untouched(&m));
+        /* resume= still wins over it */
+        REQUIRE(dmo_test_sh("mkswap -q '%s' >/dev/null 2>&1", m.swap) == 0);
+        put_cmdline(&m, "resume=/dev/nonexistent-dmo");
+        refused(&m, "", "/dev/nonexistent-dmo");
+}
+
 static void a_broken_record_is_refused(void)
 {
         struct machine m;
@@ -341,8 +362,9 @@ DMO_TEST_MAIN(T(a_machine_that_can_resume_hibernates), T(an_initramfs_without_do
               T(an_offset_where_no_swap_area_starts_is_refused),
               T(an_inactive_swap_area_is_refused),
               T(an_initramfs_looking_on_another_device_is_refused),
-              T(an_initramfs_that_knows_no_device_is_refused), T(a_broken_record_is_refused),
-              T(a_copy_that_is_not_the_recorded_one_is_refused),
+              T(an_initramfs_that_knows_no_device_is_refused),
+              T(initramfs_tools_resume_names_the_device_when_nothing_else_does),
+              T(a_broken_record_is_refused), T(a_copy_that_is_not_the_recorded_one_is_refused),
               T(a_changed_config_that_does_not_matter_is_a_note),
               T(a_changed_resume_device_in_the_config_is_refused),
               T(a_secret_key_the_initramfs_lacks_is_refused), T(noresume_on_this_boot_is_a_note))

@@ -117,11 +117,18 @@ run 2 "root=/dev/vda1"
 check "premount: a configuration error (2) lets the boot go on" test $? = 0
 check "premount: a configuration error is reported with its status" logged "status 2"
 
-run 1 "root=/dev/vda1 quiet" RESUME=UUID=0a1b2c3d
+# init exports conf.d/resume's RESUME (resume= overriding it) as $resume
+run 1 "root=/dev/vda1 quiet" resume=UUID=0a1b2c3d
 check "premount: RESUME from conf.d/resume is passed when resume= is absent" \
 	test "$(calls | sed -n 's/^args://p')" = "resume --resume-device UUID=0a1b2c3d"
+# init empties $resume under noresume: the conf file still names the device
+echo "RESUME=UUID=0a1b2c3d" >"$root/conf/conf.d/resume"
+run 1 "root=/dev/vda1 noresume"
+check "premount: noresume with RESUME only in conf.d/resume: it is passed, to discard the image" \
+	test "$(calls | sed -n 's/^args://p')" = "resume --resume-device UUID=0a1b2c3d"
+rm -f "$root/conf/conf.d/resume"
 
-run 1 "root=/dev/vda1 resume=/dev/vdb" RESUME=UUID=0a1b2c3d
+run 1 "root=/dev/vda1 resume=/dev/vdb" resume=UUID=0a1b2c3d
 check "premount: resume= on the command line wins over conf.d/resume" \
 	test "$(calls | sed -n 's/^args://p')" = "resume"
 
@@ -129,13 +136,13 @@ check "premount: resume= on the command line wins over conf.d/resume" \
 # to: it wins over conf.d/resume (dormouse resume reads it itself).
 mkdir -p "$root/sys/firmware/efi/efivars"
 : >"$root/sys/firmware/efi/efivars/HibernateLocation-8cf2644b-4b0b-428f-9387-6d876050dc67"
-run 1 "root=/dev/vda1 quiet" RESUME=UUID=0a1b2c3d
+run 1 "root=/dev/vda1 quiet" resume=UUID=0a1b2c3d
 check "premount: HibernateLocation set: conf.d/resume's RESUME is not passed" \
 	test "$(calls | sed -n 's/^args://p')" = "resume"
 rm -rf "$root/sys/firmware"
 
 echo "Resume_Device = /dev/vdc" >"$root/etc/dormouse.conf"
-run 1 "root=/dev/vda1" RESUME=UUID=0a1b2c3d
+run 1 "root=/dev/vda1" resume=UUID=0a1b2c3d
 check "premount: \"resume device\" in dormouse.conf wins over conf.d/resume" \
 	test "$(calls | sed -n 's/^args://p')" = "resume"
 rm -f "$root/etc/dormouse.conf"
@@ -145,7 +152,7 @@ cp "$root/conf/conf.d/dormouse" "$tmp/conf.d.saved"
 echo "DORMOUSE_CONF='/usr/local/etc/dormouse.conf'" >>"$root/conf/conf.d/dormouse"
 mkdir -p "$root/usr/local/etc"
 echo "resume-device: /dev/vdc" >"$root/usr/local/etc/dormouse.conf"
-run 1 "root=/dev/vda1" RESUME=UUID=0a1b2c3d
+run 1 "root=/dev/vda1" resume=UUID=0a1b2c3d
 check "premount: \"resume device\" in the file named by DORMOUSE_CONF wins over conf.d/resume" \
 	test "$(calls | sed -n 's/^args://p')" = "resume"
 cp "$tmp/conf.d.saved" "$root/conf/conf.d/dormouse"

@@ -204,7 +204,17 @@ check-vm-entry-points:
 	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop \
 	  --scenario power-key --scenario lid --scenario refused-resume --scenario encrypted-paths \
 	  $(VM_DESKTOP_FLAGS)
-.PHONY: check-vm-desktop check-vm-desktop-deb check-vm-entry-points
+# check-vm-layouts: the disk layouts Debian's installer makes (issue 34):
+# swap on LVM, on LVM inside LUKS2 (the passphrase typed at cryptsetup's
+# prompt), a swap file on btrfs; on a guest with lvm2, cryptsetup-initramfs
+# and btrfs-progs (tests/vm/desktop/packages-layouts), cached apart, each
+# layout set up once inside it and cached too.
+check-vm-layouts:
+	$(top_srcdir)/tools/install-deps --if-missing
+	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop \
+	  --scenario lvm --scenario luks-lvm --scenario btrfs-swapfile --scenario late-passphrase \
+	  $(VM_DESKTOP_FLAGS)
+.PHONY: check-vm-desktop check-vm-desktop-deb check-vm-entry-points check-vm-layouts
 
 # Every fault class against stale images, wrong restores and unusable swap.
 check_PROGRAMS += tests/fault-matrix.test

@@ -95,6 +95,10 @@ struct dmo_cli_common {
         unsigned step_delay_ms;    /* --debug-step-delay */
         struct dmo_config config;
         struct dmo_fault_plan *fault_plan; /* parsed --sim-fault, owned */
+        /* hibernate: where the initramfs hooks' records are; the running
+         * kernel's names initramfs-tools' RESUME, the device when nothing
+         * else names one. NULL: not looked at. */
+        const char *initramfs_state_dir;
 };
 
 /* Parses a common option; returns 1 if `opt` was one, 0 if not, -EINVAL on
@@ -196,7 +200,9 @@ int dmo_cmd_hybrid_sleep(int argc, char **argv);
 int dmo_cmd_enroll_tpm(int argc, char **argv);
 
 /* Resolves where the image lives: --resume-device, then the config's
- * "resume device", then resume= on the kernel command line. Fills the swap
+ * "resume device", then resume= on the kernel command line, then (when
+ * c->initramfs_state_dir is set: hibernating) initramfs-tools' RESUME as
+ * recorded for the running kernel's initramfs. Fills the swap
  * target (path buffer owned by the caller). Returns 0, -ENODATA when it
  * waited and the device never came (no image: boot goes on), or -EINVAL
  * after saying what is missing. */

@@ -167,6 +167,8 @@ static int parse_config(struct hibernate_cmd *h)
                         return -EINVAL;
                 hc->image_size = (int64_t)bytes;
         }
+        h->c.initramfs_state_dir =
+            c->simulated ? h->sim_state_dir : DMO_LOCALSTATEDIR "/lib/dormouse";
         return dmo_cli_swap_target_why(c, false, &hc->target, h->path, sizeof(h->path), NULL, NULL,
                                        0, &h->source);
 }

@@ -6,10 +6,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 
 #include "cli/cli.h"
 #include "cli/efi_location.h"
 #include "kernel/cmdline.h"
+#include "kernel/initramfs_record.h"
 #include "kernel/swap_area.h"
 #include "util/i18n.h"
 
@@ -84,6 +86,31 @@ static int map_swap_file(struct dmo_swap_target *t, char *path_buf, size_t path_
         return 0;
 }
 
+/* initramfs-tools' RESUME as dormouse's hook recorded it for the running
+ * kernel: where that initramfs looks when the command line names nothing
+ * (Debian's installer writes RESUME to conf.d/resume, not resume=). */
+static int recorded_resume(const struct dmo_cli_common *c, char *buf, size_t len)
+{
+        struct dmo_initramfs_record rec;
+        struct utsname u;
+        char release[65];
+        if (!c->initramfs_state_dir)
+                return -ENOENT;
+        if (c->simulated && c->sim_release)
+                snprintf(release, sizeof(release), "%s", c->sim_release);
+        else if (uname(&u) == 0)
+                snprintf(release, sizeof(release), "%s", u.release);
+        else
+                return -errno;
+        int r = dmo_initramfs_record_load(c->initramfs_state_dir, release, &rec);
+        if (r < 0)
+                return r;
+        if (!rec.resume[0] || strcmp(rec.resume, "none") == 0)
+                return -ENOENT;
+        snprintf(buf, len, "%s", rec.resume);
+        return 0;
+}
+
 /* Resolves spec (a path, UUID=..., major:minor...) to a device node,
  * waiting for it to appear when asked. */
 static int find_device(const struct dmo_cli_common *c, const char *spec, bool wait, char *path_buf,
@@ -129,7 +156,7 @@ int dmo_cli_swap_target_why(const struct dmo_cli_common *c, bool wait, struct dm
 {
         struct why w = {why_buf, why_len};
         enum dmo_cli_target_source from = DMO_TARGET_NAMED;
-        char efi_spec[64], picked[256];
+        char efi_spec[64], picked[256], recorded[DMO_RESUME_SPEC_MAX];
         uint64_t efi_offset = 0;
         struct dmo_cmdline cl;
         const char *spec = c->resume_device;
@@ -149,6 +176,8 @@ int dmo_cli_swap_target_why(const struct dmo_cli_common *c, bool wait, struct dm
                 offset = c->config.resume_offset;
         if (offset < 0 && cl.has_resume_offset)
                 offset = (int64_t)cl.resume_offset;
+        if (!spec && !wait && recorded_resume(c, recorded, sizeof(recorded)) == 0)
+                spec = recorded;
         /* Nothing names a device: where systemd would look (resume) or
          * write (hibernate, which then records it in HibernateLocation). */
         if (!spec && wait &&

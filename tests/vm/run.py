@@ -837,6 +837,7 @@ class VM:
                 t = time.monotonic()
                 parts = re.split(rb"[\r\n]", pend + chunk)
                 pend = parts.pop()
+                self._saw(t, parts, pend)
                 with self.cond:
                     self.pieces += [(t, x.decode("utf-8", "replace")) for x in parts if x]
                 buf += chunk
@@ -854,6 +855,11 @@ class VM:
                 if buf:
                     self.lines.append((self.exit_t, buf.decode("utf-8", "replace")))
                 self.cond.notify_all()
+
+    def _saw(self, t, parts, pend):
+        """Per chunk of the console, before it is stored: the finished
+        pieces and the line still open (bytes). For subclasses that answer
+        prompts; nothing here."""
 
     def wait_for(self, pattern, timeout=60.0, since=0):
         """First serial line from index since matching pattern: (index, t, match).

@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -69,6 +70,10 @@ CACHE_ROOT = Path(os.environ.get("DORMOUSE_VM_CACHE") or "/var/cache/dormouse-vm
 OUT = HERE.parent / "out" / "desktop"
 GUEST = HERE / "guest"
 PACKAGES = HERE / "packages"
+# The layouts guest's additions (LAYOUTS, set in main: a layout scenario
+# asked for, or --layouts).
+LAYOUT_PACKAGES = HERE / "packages-layouts"
+LAYOUTS = False
 # The guest's Debian release (--suite, or $DMO_VM_SUITE as for run.py):
 # trixie (Debian 13) by default, bookworm (Debian 12) on request. Each has
 # its cache directory, CACHE_ROOT/SUITE (set in main).
@@ -150,8 +155,9 @@ def tree_digest(root):
 
 def package_list():
     pkgs = []
-    for line in PACKAGES.read_text().splitlines():
-        pkgs += line.split("#", 1)[0].split()
+    for f in (PACKAGES, LAYOUT_PACKAGES) if LAYOUTS else (PACKAGES,):
+        for line in f.read_text().splitlines():
+            pkgs += line.split("#", 1)[0].split()
     return pkgs
 
 
@@ -592,14 +598,54 @@ class DesktopVM(vmrun.VM):
     """One boot of the desktop guest. Serial 0 (ttyS0) is the console the
     harness reads; serial 1 (ttyS1) carries commands to the guest's agent."""
 
-    def __init__(self, h, name, disk, initrd, append, limit, xfer=None):
+    def __init__(self, h, name, disk, initrd, append, limit, xfer=None, layout=None, answer=None):
         super().__init__(h, name, "desktop", disk)
         self.append = append
         self.xfer = xfer
+        # The layout scenarios' second disk (serial dmolayout), and what to
+        # type on the serial console when a prompt matching answer[0] is
+        # waiting there (the console is /dev/console: cryptsetup's
+        # passphrase prompt in the initramfs), answer[2] s after it shows
+        # (0 if absent). When each prompt showed: self.prompts; when its
+        # answer was typed: self.typed.
+        self.layout = layout
+        self.answer = answer
+        self.prompts = []
+        self.prompts_done = 0  # prompts on finished lines
+        self.typed = []
         self.initrd_path = initrd
         self.limit = limit
         self.cmdsock = h.work / f"cmd-{name}.sock"
         self.cmdconn = None
+
+    def _saw(self, t, parts, pend):
+        """The reader's hook (vmrun.VM._read), per chunk of the console: a
+        prompt waits at the end of the line (no newline until it is
+        answered), or kernel messages ended its line: each prompt seen is
+        answered once, after answer[2] s if given."""
+        if not self.answer:
+            return
+        rx = re.compile(self.answer[0])
+        self.prompts_done += sum(1 for x in parts if rx.search(x.decode("utf-8", "replace")))
+        seen = self.prompts_done + (1 if rx.search(pend.decode("utf-8", "replace")) else 0)
+        if len(self.prompts) < min(seen, 8):
+            self.prompts.append(t)
+            delay = self.answer[2] if len(self.answer) > 2 else 0
+            if delay:
+                threading.Timer(delay, self._type, (self.answer[1],)).start()
+            else:
+                self._type(self.answer[1])
+
+    def _type(self, text):
+        """A line typed on the serial console (QEMU's stdin)."""
+        if self.exit_t is not None:
+            return
+        self.typed.append(time.monotonic())
+        try:
+            self.proc.stdin.write(text.encode() + b"\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            pass
 
     def qemu_cmd(self):
         return [self.h.qemu, "-accel", "tcg,thread=multi", "-cpu", "max", *QEMU_SHAPE,
@@ -607,6 +653,9 @@ class DesktopVM(vmrun.VM):
                 "-kernel", str(self.h.guest.kernel), "-initrd", str(self.initrd_path),
                 "-append", self.append,
                 "-drive", f"file={self.disk},format=raw,if=virtio,cache=unsafe",
+                *(["-drive", f"file={self.layout},format=raw,if=none,id=layout,cache=unsafe",
+                   "-device", "virtio-blk-pci,drive=layout,serial=dmolayout,addr=0x1e"]
+                  if self.layout else []),
                 *(["-drive", f"file={self.xfer},format=raw,if=none,id=xfer,cache=unsafe",
                    # the last PCI slot: -drive if=virtio devices are made
                    # after -device ones, and the root disk must stay vda
@@ -625,7 +674,8 @@ class DesktopVM(vmrun.VM):
         self.errlog = open(self.h.work / f"qemu-{self.name}.stderr", "wb")
         self.start_t = time.monotonic()
         self.deadline = self.start_t + self.limit
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if self.answer else subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE,
                                      stderr=self.errlog, start_new_session=True)
         vmrun.ALL_VMS.add(self)
         import threading
@@ -952,6 +1002,10 @@ def menu_hibernate(h, vm, shots, label, interval=0.6, on_frame=None, trigger=Non
     frames = []
     end = t_call + T_HIBERNATE
     while vm.exit_t is None and time.monotonic() < end:
+        # the hibernation failed and the system runs on: nothing more to
+        # watch (a dump every 0.1 s until T_HIBERNATE would be ~9 GB)
+        if [i for i, _, _ in vm.find_all(r"dormouse-sleep-hooks: the hibernate failed") if i >= since]:
+            break
         t = time.monotonic()
         fr = shots.take(vm, f"{label}-hibernate")
         if fr is not None:
@@ -1026,10 +1080,11 @@ class Harness:
     def append(self, extra=""):
         return f"{APPEND} {extra} {self.args.append_extra}".strip()
 
-    def vm(self, name, disk, extra="", initrd=None, append=None, xfer=None):
+    def vm(self, name, disk, extra="", initrd=None, append=None, xfer=None, layout=None,
+           answer=None):
         return DesktopVM(self, name, disk, initrd or self.guest.initrd,
                          append if append is not None else self.append(extra),
-                         T_DEB_VM if xfer else T_DESKTOP + T_HIBERNATE + 300, xfer)
+                         T_DEB_VM if xfer else T_DESKTOP + T_HIBERNATE + 300, xfer, layout, answer)
 
 
 def check_can_hibernate(vm, method="CanHibernate"):
@@ -1043,18 +1098,26 @@ def check_can_hibernate(vm, method="CanHibernate"):
     return answer
 
 
-def round_trip(h, name, shots, extra="", initrd=None, append=None, r=None, setup=None,
-               trigger=None, after_back=None):
+def round_trip(h, name, shots, extra="", initrd=None, append=None, r=None, layout=None,
+               before_hibernate=None, setup=None, trigger=None, after_back=None):
     """Cold boot to the desktop, CanHibernate, menu hibernate (or setup, a
     shell script run as root, then trigger(vm): menu_hibernate), power off,
     boot 2, desktop back. Fills and returns a dict of what was seen (r, when
     given, keeps what was seen before a Failure); raises Failure when the
-    round trip cannot go on."""
+    round trip cannot go on. layout: a Layout (its root disk, second disk,
+    initramfs and passphrase instead of the guest's); before_hibernate(vm1,
+    r): more checks in the running session."""
     r = {} if r is None else r
     r["name"] = name
-    disk = new_disk(h, name)
+    disk = new_disk(h, name, layout)
     r["disk"] = disk
-    vm1 = h.vm(f"{name}-1", disk, extra, initrd, append).start()
+    if layout is not None:
+        r["layout_disk"] = h.work / f"layout-{name}.img"
+        run(["cp", "--sparse=always", str(layout.extra), str(r["layout_disk"])])
+        r["serial_answer"] = layout.answer
+        initrd = initrd or layout.initrd
+    vm1 = h.vm(f"{name}-1", disk, extra, initrd, append, layout=r.get("layout_disk"),
+               answer=r.get("serial_answer")).start()
     r["vm1"] = vm1
     r["cold"], desk = boot_to_desktop(h, vm1, shots, "1")
     log(f"{name}: desktop on screen {r['cold']:.1f} s after power-on")
@@ -1065,6 +1128,8 @@ def round_trip(h, name, shots, extra="", initrd=None, append=None, r=None, setup
             r[method] = check_can_hibernate(vm1, method)
         except Failure as e:
             r[method] = f"not yes: {e}"
+    if before_hibernate is not None:
+        before_hibernate(vm1, r)
     if setup:
         r["setup"] = sh_ok(h, vm1, setup, f"{name}'s setup", 120)
     return hibernate_and_resume(h, name, shots, vm1, r, extra=extra, initrd=initrd, append=append,
@@ -1100,7 +1165,8 @@ def hibernate_and_resume(h, name, shots, vm1, r, extra="", initrd=None, append=N
         f"{len(frames)} screendumps)")
     vm1.kill()
 
-    vm2 = h.vm(f"{name}-2", r["disk"], extra, initrd, append, xfer).start()
+    vm2 = h.vm(f"{name}-2", r["disk"], extra, initrd, append, xfer, layout=r.get("layout_disk"),
+               answer=r.get("serial_answer2", r.get("serial_answer"))).start()
     r["vm2"] = vm2
     t_back, frames2 = watch_resume(h, vm2, shots, l2, r["counter_frozen"], interval=FAST)
     r["res_frames"] = frames2
@@ -1840,6 +1906,312 @@ def scenario_dracut(h):
     return ", ".join([check_counter(r), check_hooks(r), f"{len(th)} themed resume frames"])
 
 # --------------------------------------------------------------------------
+# The disk layouts Debian's installer makes (lvm, luks-lvm, btrfs-swapfile;
+# issue 34): the swap area on a second disk (serial dmolayout, /dev/vdb),
+# set up inside a boot of the guest as the installer leaves it (LVM, LUKS
+# and btrfs need the kernel's device mapper and file system, which a
+# container host may lack), with the fstab, crypttab and
+# initramfs-tools/conf.d/resume it writes and the initramfs rebuilt by
+# update-initramfs in the guest, whose hooks (cryptsetup-initramfs, lvm2,
+# dormouse) see the running system. Cached per guest and layout script.
+
+LAYOUT_VERSION = "1"
+LAYOUT_DISK_SIZE = 2 << 30
+LAYOUT_PART = "/dev/disk/by-id/virtio-dmolayout-part1"
+# The installer's names: VG HOSTNAME-vg, LV swap_1, crypt target sdX5_crypt.
+LAYOUT_LV = "/dev/mapper/dmo--vg-swap_1"
+LAYOUT_SWAP_UUID = "6b0e2d5c-8a51-4f0e-9d7a-2d4f5c1e0a11"
+LAYOUT_LUKS_UUID = "6b0e2d5c-8a51-4f0e-9d7a-2d4f5c1e0a12"
+LAYOUT_BTRFS_UUID = "6b0e2d5c-8a51-4f0e-9d7a-2d4f5c1e0a13"
+LAYOUT_PASSPHRASE = "dormouse layouts"
+# cryptsetup-initramfs's askpass on the console (no Plymouth in this guest)
+LUKS_PROMPT = r"Please unlock disk vdb1_crypt: ?$"
+BTRFS_SWAPFILE = "/mnt/dmobtrfs/@swap/swapfile"
+T_LAYOUT_PREP = 900.0
+
+_LAYOUT_COMMON = r"""
+set -e
+export LVM_SUPPRESS_FD_WARNINGS=1
+p=%(part)s
+udevadm settle
+test -b "$p"
+swapoff -a
+sed -i '/[[:space:]]swap[[:space:]]/d' /etc/fstab
+""" % {"part": LAYOUT_PART}
+
+_LVM = r"""
+vgcreate -y dmo-vg "$pv"
+lvcreate -y -L 1G -n swap_1 dmo-vg
+udevadm settle
+mkswap -U %(uuid)s %(lv)s
+echo "%(lv)s none swap sw 0 0" >>/etc/fstab
+""" % {"uuid": LAYOUT_SWAP_UUID, "lv": LAYOUT_LV}
+
+LAYOUT_SCRIPTS = {
+    # "Guided - use entire disk and set up LVM": swap_1 in the VG; the
+    # installer writes RESUME=UUID= (the swap area's) to conf.d/resume and
+    # nothing on the kernel command line.
+    "lvm": _LAYOUT_COMMON + 'pv="$p"\npvcreate -ff -y "$pv"\n' + _LVM + r"""
+echo "RESUME=UUID=%(uuid)s" >/etc/initramfs-tools/conf.d/resume
+""" % {"uuid": LAYOUT_SWAP_UUID},
+    # "Guided - use entire disk and set up encrypted LVM": the PV inside
+    # LUKS2 (cryptsetup's defaults: argon2id), crypttab as the installer
+    # writes it, RESUME naming the LV.
+    "luks-lvm": _LAYOUT_COMMON + r"""
+printf %%s '%(pw)s' | cryptsetup luksFormat --batch-mode --type luks2 --uuid %(luks)s "$p" -
+printf %%s '%(pw)s' | cryptsetup open --key-file - "$p" vdb1_crypt
+echo "vdb1_crypt UUID=%(luks)s none luks,discard" >>/etc/crypttab
+pv=/dev/mapper/vdb1_crypt
+pvcreate -ff -y "$pv"
+""" % {"pw": LAYOUT_PASSPHRASE, "luks": LAYOUT_LUKS_UUID} + _LVM + r"""
+echo "RESUME=%(lv)s" >/etc/initramfs-tools/conf.d/resume
+""" % {"lv": LAYOUT_LV},
+    # A swap file on btrfs made by btrfs-progs, in a subvolume of its own
+    # (snapshots would make it unusable); its offset from map-swapfile -r,
+    # for resume_offset= on the kernel command line.
+    "btrfs-swapfile": _LAYOUT_COMMON + r"""
+mkfs.btrfs -q -f -L dmobtrfs -U %(uuid)s "$p"
+mkdir -p /mnt/dmobtrfs
+echo "UUID=%(uuid)s /mnt/dmobtrfs btrfs defaults 0 0" >>/etc/fstab
+mount /mnt/dmobtrfs
+btrfs subvolume create /mnt/dmobtrfs/@swap
+btrfs filesystem mkswapfile --size 768m %(file)s
+echo "%(file)s none swap sw 0 0" >>/etc/fstab
+echo "RESUME=UUID=%(uuid)s" >/etc/initramfs-tools/conf.d/resume
+echo "LAYOUT offset=$(btrfs inspect-internal map-swapfile -r %(file)s)"
+""" % {"uuid": LAYOUT_BTRFS_UUID, "file": BTRFS_SWAPFILE},
+}
+
+# After each: the initramfs as the guest's own hooks build it, and what it
+# holds.
+_LAYOUT_INITRAMFS = r"""
+update-initramfs -u -k "$(uname -r)" 2>&1
+lsinitramfs "/boot/initrd.img-$(uname -r)" >/tmp/dmo-lsinitramfs
+for f in usr/bin/dormouse cryptroot/crypttab usr/sbin/lvm usr/sbin/cryptsetup; do
+	grep -qx "$f" /tmp/dmo-lsinitramfs && echo "LAYOUT has $f"
+done
+echo "LAYOUT conf $(tr '\n' ' ' </etc/initramfs-tools/conf.d/resume)"
+sync
+"""
+
+
+class Layout:
+    """A prepared layout: the guest's root disk as the setup left it, the
+    second disk, the initramfs update-initramfs built there, and what to
+    type at the passphrase prompt (None: nothing asked)."""
+
+    def __init__(self, d):
+        self.dir = Path(d)
+        self.meta = json.loads((self.dir / "layout.json").read_text())
+        self.disk = self.dir / "disk.img"
+        self.extra = self.dir / "extra.img"
+        self.initrd = self.dir / "initrd.img"
+        self.answer = ((LUKS_PROMPT, LAYOUT_PASSPHRASE) if self.meta["name"] == "luks-lvm"
+                       else None)
+
+
+def blank_layout_disk(path):
+    """The second disk: one partition over all of it (the installer
+    partitions; the guest has no sfdisk)."""
+    with open(path, "wb") as f:
+        f.truncate(LAYOUT_DISK_SIZE)
+    run(["sfdisk", "-q", str(path)], input="label: gpt\nstart=2048, type=L\n")
+
+
+def build_layout(h, name):
+    """The layout, cached (CACHE/layout-NAME-KEY) per guest and script."""
+    script = LAYOUT_SCRIPTS[name] + _LAYOUT_INITRAMFS
+    key = sha(LAYOUT_VERSION, h.guest.dir.name, script)
+    dest = CACHE / f"layout-{name}-{key}"
+    if (dest / "layout.json").exists():
+        log(f"layout {name}: cached {dest.name}")
+        return Layout(dest)
+    t0 = time.monotonic()
+    work = Path(tempfile.mkdtemp(prefix=f"tmp-layout-{name}-", dir=CACHE))
+    vm = None
+    try:
+        run(["cp", "--sparse=always", str(h.guest.disk), str(work / "disk.img")])
+        blank_layout_disk(work / "extra.img")
+        xfer = make_xfer(h, f"layout-{name}", [])
+        # no session (getty's autologin starts Weston): the setup's
+        # update-initramfs gets both CPUs
+        vm = h.vm(f"layout-{name}", work / "disk.img", "systemd.mask=getty@tty1.service", xfer=xfer,
+                  layout=work / "extra.img").start()
+        if vm.wait_for(r"VMTEST: AGENT up", T_DESKTOP) is None:
+            raise Failure(f"layout {name}: the guest agent never came up\n{vm.tail()}")
+        out = sh_ok(h, vm, script, f"setting up the {name} layout", T_LAYOUT_PREP)
+        facts = [l[len("LAYOUT "):] for l in out if l.startswith("LAYOUT ")]
+        has = {f.split(" ", 1)[1] for f in facts if f.startswith("has ")}
+        want = {"usr/bin/dormouse"} | ({"usr/sbin/lvm"} if "lvm" in name else set()) | (
+            {"cryptroot/crypttab", "usr/sbin/cryptsetup"} if name == "luks-lvm" else set())
+        if not want <= has:
+            raise Failure(f"layout {name}: the rebuilt initramfs lacks {sorted(want - has)}: "
+                          + " | ".join(out[-12:]))
+        initrd, _ = export_initrd(h, vm, f"layout-{name}")
+        shutil.move(str(initrd), work / "initrd.img")
+        offset = next((int(f.split("=", 1)[1]) for f in facts if f.startswith("offset=")), None)
+        try:
+            vm.send("sh 0 " + base64.b64encode(b"systemctl poweroff").decode())
+        except OSError:
+            pass
+        if vm.wait_exit(120) is None and vm.exit_t is None:
+            raise Failure(f"layout {name}: the guest did not power off\n{vm.tail()}")
+        vm.kill()
+        meta = {"name": name, "guest": h.guest.dir.name, "swapfile_offset": offset,
+                "facts": facts, "prep_s": round(time.monotonic() - t0),
+                "built": time.strftime("%Y-%m-%d %H:%M:%S")}
+        (work / "layout.json").write_text(json.dumps(meta, indent=1) + "\n")
+        xfer.unlink()
+        for old in CACHE.glob(f"layout-{name}-*"):
+            if old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+        work.rename(dest)
+    finally:
+        if vm is not None:
+            vm.kill()
+        shutil.rmtree(work, ignore_errors=True)
+    log(f"layout {name}: built {dest.name} in {time.monotonic() - t0:.0f} s")
+    return Layout(dest)
+
+
+def image_size(r):
+    """The image's size: the pages dormouse resume's text progress counts
+    ("Restoring memory: 3072 of 52825 pages"), 4 KiB each."""
+    vm = r.get("vm2")
+    m = vm.find_all(r"Restoring memory: \d+ of (\d+) pages") if vm else []
+    if not m:
+        return "image size not on the console"
+    pages = int(m[-1][2].group(1))
+    return f"image {pages} pages ({pages * 4096 / 1e6:.0f} MB)"
+
+
+def layout_round_trip(h, name, append, before_hibernate=None):
+    """A layout's round trip with the checks every layout shares: the swap
+    area in use is the layout's, dormouse hibernated and dormouse's
+    initramfs resumed (its progress on the console), the same boot, the
+    counter on, the sleep hooks. Returns (r, detail list)."""
+    lay = build_layout(h, name)
+    shots = Shots(h, name)
+    try:
+        r = round_trip(h, name, shots, append=append, layout=lay, before_hibernate=before_hibernate)
+    finally:
+        shots.write_all()
+    r["layout"] = lay
+    sw = r["status1"].get("swaps", "")
+    require_unit_ran_dormouse(r)
+    if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
+        raise Failure("dormouse resume printed no progress on the console: was it the kernel's resume?")
+    th = [f for f in r["hib_frames"] if themed(f, h.theme)]
+    rth, _ = first_themed_stretch(r["res_frames"], h.theme)
+    detail = [check_counter(r), check_hooks(r), f"swaps {sw.rstrip(',')}",
+              f"{len(th)} themed hibernate and {len(rth)} themed resume frames",
+              f"hibernate {r['hibernate']:.1f} s, resume {r['resume']:.1f} s (power-on to client back)",
+              image_size(r)]
+    if len(th) < 2 or not rth:
+        raise Failure(f"not dormouse's themed scenes: {detail}")
+    return r, detail
+
+
+def layout_append(extra=""):
+    """The installed system's command line: no resume= (the installer
+    writes conf.d/resume instead) unless extra names one."""
+    return re.sub(r" ?resume=\S+", "", APPEND) + (f" {extra}" if extra else "")
+
+
+def scenario_lvm(h):
+    """Swap on an LVM logical volume, RESUME=UUID= in conf.d/resume."""
+    append = f"{layout_append()} {h.args.append_extra}".strip()
+    r, detail = layout_round_trip(h, "lvm", append)
+    if "/dev/dm-" not in r["status1"].get("swaps", ""):
+        raise Failure(f"the guest did not swap on the logical volume (swaps {r['status1'].get('swaps')})")
+    return ", ".join(detail + [f"RESUME=UUID={LAYOUT_SWAP_UUID} ({LAYOUT_LV})"])
+
+
+def scenario_luks_lvm(h):
+    """Swap on LVM inside LUKS2: the passphrase asked once per boot, by
+    cryptsetup in the initramfs; then dormouse's resume with nothing more
+    typed."""
+    append = f"{layout_append()} {h.args.append_extra}".strip()
+    r, detail = layout_round_trip(h, "luks-lvm", append)
+    vm1, vm2 = r["vm1"], r["vm2"]
+    if "/dev/dm-" not in r["status1"].get("swaps", ""):
+        raise Failure(f"the guest did not swap on the logical volume (swaps {r['status1'].get('swaps')})")
+    for vm in (vm1, vm2):
+        asked = vm.find_all(r"Please unlock disk")
+        if len(vm.prompts) != 1 or len(asked) > 1:
+            raise Failure(f"{vm.name}: the passphrase was asked {max(len(vm.prompts), len(asked))} "
+                          f"times, not once\n{vm.tail()}")
+    # after the one passphrase: dormouse's resume, no prompt of its own
+    typed = vm2.typed[0] if vm2.typed else vm2.prompts[0]
+    first = vm2.wait_for(r"Restoring memory|Starting the saved system", 1)
+    return ", ".join(detail + [
+        f"passphrase typed once per boot (boot 2: {typed - vm2.start_t:.1f} s after power-on"
+        + (f", dormouse restoring {first[1] - typed:.1f} s later" if first else "") + ")",
+        "no second prompt"])
+
+
+# Past systemd's 90 s device timeout and the two minutes after which a
+# systemd initrd drops the resume (systemd issue 40822).
+LATE_PASSPHRASE_S = 150.0
+
+
+def scenario_late_passphrase(h):
+    """luks-lvm with the passphrase typed LATE_PASSPHRASE_S after
+    cryptsetup's prompt at resume: Debian's initramfs-tools asks in
+    local-top and waits without a timeout, and dormouse runs after it
+    (local-premount), so the resume must not be dropped: the saved session
+    comes back, as soon as the passphrase is typed."""
+    lay = build_layout(h, "luks-lvm")
+    append = f"{layout_append()} {h.args.append_extra}".strip()
+    shots = Shots(h, "late-passphrase")
+    r = {"serial_answer2": (LUKS_PROMPT, LAYOUT_PASSPHRASE, LATE_PASSPHRASE_S)}
+    try:
+        round_trip(h, "late-passphrase", shots, append=append, layout=lay, r=r)
+    finally:
+        shots.write_all()
+    vm2 = r["vm2"]
+    if len(vm2.prompts) != 1 or len(vm2.typed) != 1:
+        raise Failure(f"boot 2: {len(vm2.prompts)} prompts, {len(vm2.typed)} answers, not one each")
+    waited = vm2.typed[0] - vm2.prompts[0]
+    restoring = vm2.wait_for(r"Restoring memory|Starting the saved system", 1)
+    if restoring is None or restoring[1] < vm2.typed[0]:
+        raise Failure("dormouse's resume did not start after the passphrase was typed")
+    return ", ".join([check_counter(r), check_hooks(r),
+                      f"passphrase typed {waited:.0f} s after cryptsetup's prompt, dormouse "
+                      f"restoring {restoring[1] - vm2.typed[0]:.1f} s later, client back "
+                      f"{r['resume']:.1f} s after power-on", image_size(r)])
+
+
+def scenario_btrfs_swapfile(h):
+    """A swap file made by btrfs filesystem mkswapfile, resume_offset= from
+    btrfs inspect-internal map-swapfile -r; dormouse's own mapping of it
+    (the chunk tree, not FIEMAP) must agree: a hibernation with that offset
+    plus one is refused naming the file's real page."""
+    lay = build_layout(h, "btrfs-swapfile")
+    off = lay.meta.get("swapfile_offset")
+    if not off:
+        raise Failure(f"map-swapfile gave no offset in the layout's setup: {lay.meta.get('facts')}")
+    append = f"{layout_append(f'resume=UUID={LAYOUT_BTRFS_UUID} resume_offset={off}')} " \
+             f"{h.args.append_extra}".strip()
+    refused = {}
+
+    def stale_offset_refused(vm, r):
+        rc, out = guest_sh(h, vm, f"dormouse hibernate --splash none --resume-offset {off + 1}", 300)
+        text = " ".join(out)
+        refused["rc"], refused["text"] = rc, text
+        want = f"the swap file {BTRFS_SWAPFILE} starts at page {off} now"
+        if rc != 2 or want not in text:
+            raise Failure(f"dormouse hibernate --resume-offset {off + 1} exited {rc}, expected 2 "
+                          f"with \"{want}\": {text[-600:]}")
+
+    r, detail = layout_round_trip(h, "btrfs-swapfile", append, before_hibernate=stale_offset_refused)
+    if BTRFS_SWAPFILE not in r["status1"].get("swaps", ""):
+        raise Failure(f"the guest did not swap on {BTRFS_SWAPFILE} (swaps {r['status1'].get('swaps')})")
+    return ", ".join(detail + [f"resume_offset={off} (map-swapfile -r), refused at {off + 1} "
+                               f"naming page {off} (rc {refused['rc']})"])
+
+
+# --------------------------------------------------------------------------
 # The Debian package in the running guest (deb-install, deb-remove,
 # deb-upgrade): the guest without dormouse, the .deb files on the transfer
 # disk, apt run by the agent, the rebuilt initramfs copied out for the next
@@ -2239,10 +2611,16 @@ SCENARIOS = [
     ("deb-install", scenario_deb_install),
     ("deb-remove", scenario_deb_remove),
     ("deb-upgrade", scenario_deb_upgrade),
+    ("lvm", scenario_lvm),
+    ("luks-lvm", scenario_luks_lvm),
+    ("btrfs-swapfile", scenario_btrfs_swapfile),
+    ("late-passphrase", scenario_late_passphrase),
 ]
 DEB_SCENARIOS = ("deb-install", "deb-remove", "deb-upgrade")
 # Issues 34 and 37: every way into a hibernation, and the refusal at resume.
 ENTRY_SCENARIOS = ("power-key", "lid", "refused-resume", "encrypted-paths")
+# On the layouts guest only (make check-vm-layouts), never in the default set.
+LAYOUT_SCENARIOS = ("lvm", "luks-lvm", "btrfs-swapfile", "late-passphrase")
 
 
 def print_table(h):
@@ -2286,12 +2664,17 @@ def main():
     ap.add_argument("--deb", help="install this dormouse_*.deb instead of building one")
     ap.add_argument("--old-deb", help="the older version for deb-upgrade (default: built with "
                     f"tools/build-deb --version VERSION{OLD_VERSION_SUFFIX})")
+    ap.add_argument("--layouts", action="store_true",
+                    help="the layouts guest (packages-layouts added, its own cache) even for other "
+                    "scenarios; implied by a layout scenario (lvm, luks-lvm, btrfs-swapfile)")
     ap.add_argument("--with-deb-scenarios", action="store_true",
                     help="also deb-install, deb-remove and deb-upgrade (about 17 min under TCG: each apt "
                     "run rebuilds the initramfs in the guest; make check-vm-desktop-deb runs them alone)")
     args = ap.parse_args()
-    global SUITE, CACHE
-    SUITE, CACHE = args.suite, CACHE_ROOT / args.suite
+    global SUITE, CACHE, LAYOUTS
+    LAYOUTS = args.layouts or any(n in LAYOUT_SCENARIOS for n in args.scenario or [])
+    SUITE = args.suite
+    CACHE = CACHE_ROOT / (f"{SUITE}-layouts" if LAYOUTS else SUITE)
 
     atexit.register(vmrun.kill_all_vms)
     for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -2305,7 +2688,7 @@ def main():
     # of their own (check-vm-entry-points) that CI's time does not hold.
     names = args.scenario or [n for n, _ in SCENARIOS if (n != "dracut" or args.dracut)
                               and (n not in DEB_SCENARIOS or args.with_deb_scenarios)
-                              and n not in ENTRY_SCENARIOS]
+                              and n not in ENTRY_SCENARIOS and n not in LAYOUT_SCENARIOS]
     passed = failed = 0
     try:
         if os.geteuid() != 0:
