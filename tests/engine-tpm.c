@@ -96,6 +96,15 @@ static int resume(const struct machine *m, const char *swap, const char *extra)
                    m->conf, swap, extra);
 }
 
+/* A resume that should restore; its output shown when it did not. */
+static int resume_shown(const struct machine *m, const char *swap, const char *extra)
+{
+        int rc = resume(m, swap, extra);
+        if (rc != 0)
+                show_output();
+        return rc;
+}
+
 /* The image is there and sound, as `dormouse info` sees it without a key. */
 static void check_intact(const char *swap)
 {
@@ -117,9 +126,7 @@ static void nothing_typed_on_the_same_boot_chain(void)
         CHECK_STR_CONTAINS(output(), "TPM counter 0x01d0c0de must still be");
         CHECK_INT(run("info --json '%s'", swap), ==, 0);
         CHECK_STR_CONTAINS(output(), "\"tpm\":{\"pcrs\":[7],\"pin\":false");
-        int rc = resume(&m, swap, "");
-        if (rc != 0)
-                show_output();
+        int rc = resume_shown(&m, swap, "");
         CHECK_INT(rc, ==, 0);
         CHECK_STR_CONTAINS(output(), "bit-exact");
         machine_down(&m);
@@ -139,9 +146,7 @@ static void changed_pcr_keeps_the_image_and_the_recovery_opens_it(void)
         check_intact(swap);
         char extra[600];
         snprintf(extra, sizeof(extra), "--key-file '%s'", m.pass);
-        int rc = resume(&m, swap, extra);
-        if (rc != 0)
-                show_output();
+        int rc = resume_shown(&m, swap, extra);
         CHECK_INT(rc, ==, 0);
         CHECK_STR_CONTAINS(output(), "bit-exact");
         machine_down(&m);
@@ -160,9 +165,7 @@ static void absent_tpm_at_resume_keeps_the_image(void)
         /* The recovery, with the counter unchecked and said so. */
         char extra[600];
         snprintf(extra, sizeof(extra), "--key-file '%s'", m.pass);
-        int rc = resume(&m, swap, extra);
-        if (rc != 0)
-                show_output();
+        int rc = resume_shown(&m, swap, extra);
         CHECK_INT(rc, ==, 0);
         CHECK_STR_CONTAINS(output(), "without rollback protection");
 }
@@ -184,9 +187,7 @@ static void wrong_pin_keeps_the_image(void)
         CHECK_STR_CONTAINS(output(), "PIN was not accepted");
         check_intact(swap);
         snprintf(extra, sizeof(extra), "--key-file '%s'", pin);
-        int rc = resume(&m, swap, extra);
-        if (rc != 0)
-                show_output();
+        int rc = resume_shown(&m, swap, extra);
         CHECK_INT(rc, ==, 0);
         CHECK_STR_CONTAINS(output(), "bit-exact");
         machine_down(&m);
@@ -200,9 +201,7 @@ static void image_restored_once_or_older_copy_is_refused(void)
         REQUIRE(swap && machine_up(&m, "roll", true) == 0);
         REQUIRE(hibernate(&m, swap, "") == 0);
         REQUIRE(dmo_test_sh("cp '%s' '%s'", swap, copy) == 0);
-        int rc = resume(&m, swap, "");
-        if (rc != 0)
-                show_output();
+        int rc = resume_shown(&m, swap, "");
         REQUIRE(rc == 0);
         /* The same image again, written back. */
         REQUIRE(dmo_test_sh("cp '%s' '%s'", copy, swap) == 0);

@@ -1323,6 +1323,20 @@ def dormouse_round_trip(h, name, cpus=None, disk_bps=None):
              "eta_resume": eta_error(vm, *ETA_PHASES["resume"])}, vm)
 
 
+def eta_verdict(fig, vm, what, must_show=False):
+    """The TAP detail of a round trip (what, the time left, the kernel's
+    warnings), or Failure when a first time left is off (eta_detail) or,
+    must_show, missing."""
+    eta, problems = eta_detail(fig)
+    if must_show:
+        problems += [f"no time left was shown at {side}" for side in ("hibernate", "resume")
+                     if fig[f"eta_{side}"] is None]
+    detail = f"{what}, {eta}{kernel_warnings(vm)}"
+    if problems:
+        raise Failure("; ".join(problems) + "\n" + detail)
+    return detail
+
+
 def eta_detail(fig):
     """(the ETA's TAP words, problems): the first time left of each side
     against the real time left, within eta_ok's bounds."""
@@ -1343,13 +1357,10 @@ def scenario_dormouse_roundtrip(h):
     h.need_dormouse()
     fig, vm = dormouse_round_trip(h, "rt")
     h.figures["dormouse-roundtrip"] = fig
-    eta, problems = eta_detail(fig)
-    detail = (f"hibernate {fig['hibernate_s']:.2f} s, resume {fig['resume_s']:.2f} s "
-              f"({fig['resume_cmd_s']:.2f} s from the resume command), image {fig['image_kib']} "
-              f"KiB stored as {fig['stored_kib']} KiB, {eta}{kernel_warnings(vm)}")
-    if problems:
-        raise Failure("; ".join(problems) + "\n" + detail)
-    return detail
+    return eta_verdict(fig, vm, f"hibernate {fig['hibernate_s']:.2f} s, resume "
+                                f"{fig['resume_s']:.2f} s ({fig['resume_cmd_s']:.2f} s from the "
+                                f"resume command), image {fig['image_kib']} KiB stored as "
+                                f"{fig['stored_kib']} KiB")
 
 
 # A slow disk for the time left: a quarter of what this machine's TCG guest
@@ -1364,17 +1375,11 @@ def scenario_eta_slow_disk(h):
     h.need_dormouse()
     fig, vm = dormouse_round_trip(h, "eta", disk_bps=SLOW_DISK_BPS)
     h.figures["eta-slow-disk"] = fig
-    eta, problems = eta_detail(fig)
-    for side in ("hibernate", "resume"):
-        if fig[f"eta_{side}"] is None:
-            # Seconds of data on this disk: a figure must have been shown.
-            problems.append(f"no time left was shown at {side} on a slow disk")
-    detail = (f"disk {SLOW_DISK_BPS / 1e6:.0f} MB/s: hibernate {fig['hibernate_s']:.2f} s, "
-              f"resume {fig['resume_cmd_s']:.2f} s from the resume command, stored "
-              f"{fig['stored_kib']} KiB, {eta}{kernel_warnings(vm)}")
-    if problems:
-        raise Failure("; ".join(problems) + "\n" + detail)
-    return detail
+    # Seconds of data on this disk: a figure must have been shown.
+    return eta_verdict(fig, vm, f"disk {SLOW_DISK_BPS / 1e6:.0f} MB/s: hibernate "
+                                f"{fig['hibernate_s']:.2f} s, resume {fig['resume_cmd_s']:.2f} s "
+                                f"from the resume command, stored {fig['stored_kib']} KiB",
+                       must_show=True)
 
 
 PAIRED_ROUNDS = 2
