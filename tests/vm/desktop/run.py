@@ -1558,7 +1558,7 @@ def scenario_swapfile(h):
     if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
         raise Failure("dormouse resume printed no progress on the console: was it the kernel's resume?")
     th = [f for f in r["hib_frames"] if themed(f, h.theme)]
-    detail = [check_counter(r), check_hooks(r, *hooks), f"{len(th)} themed hibernate frames",
+    detail = [check_counter(r), check_hooks(r), f"{len(th)} themed hibernate frames",
               f"resume_offset={off}"]
     return ", ".join(detail)
 
