@@ -57,17 +57,11 @@ static int active_vt(const struct dmo_console *c)
         return r < 0 ? r : st.v_active;
 }
 
-/* VT_ACTIVATE, then VT_GETSTATE until the switch happened or the bound
- * passed: the switch waits for the VT in VT_PROCESS mode (the compositor,
- * through logind) to let go, which a hung session may never do. */
-static int activate(const struct dmo_console *c, int vt, int bound_ms)
+/* VT_GETSTATE until vt is shown or the deadline (now_ms()) passed. */
+static int wait_active(const struct dmo_console *c, int vt, long long end)
 {
-        int r = xioctl(c, c->tty0_fd, VT_ACTIVATE, (unsigned long)vt);
-        if (r < 0)
-                return r;
-        long long end = now_ms() + bound_ms;
         for (;;) {
-                r = active_vt(c);
+                int r = active_vt(c);
                 if (r == vt)
                         return 0;
                 if (r < 0)
@@ -76,6 +70,15 @@ static int activate(const struct dmo_console *c, int vt, int bound_ms)
                         return -ETIMEDOUT;
                 sleep_ms(poll_step_ms);
         }
+}
+
+/* VT_ACTIVATE, then VT_GETSTATE until the switch happened or the bound
+ * passed: the switch waits for the VT in VT_PROCESS mode (the compositor,
+ * through logind) to let go, which a hung session may never do. */
+static int activate(const struct dmo_console *c, int vt, int bound_ms)
+{
+        int r = xioctl(c, c->tty0_fd, VT_ACTIVATE, (unsigned long)vt);
+        return r < 0 ? r : wait_active(c, vt, now_ms() + bound_ms);
 }
 
 static void release_vt(struct dmo_console *c)
@@ -126,14 +129,8 @@ static int leave_in_graphics(struct dmo_console *c, int bound_ms)
                         break;
                 sleep_ms(poll_step_ms);
         }
-        while (r == 0) {
-                int vt = active_vt(c);
-                if (vt == c->previous_vt)
-                        break;
-                r = vt < 0 ? vt : now_ms() >= end ? -ETIMEDOUT : 0;
-                if (r == 0)
-                        sleep_ms(poll_step_ms);
-        }
+        if (r == 0)
+                r = wait_active(c, c->previous_vt, end);
         /* Also cancels a switch still pending (VT_SETMODE clears it). */
         struct vt_mode autom = {.mode = VT_AUTO};
         xioctl(c, c->vt_fd, VT_SETMODE, (unsigned long)&autom);
