@@ -126,6 +126,7 @@ static void nothing_typed_on_the_same_boot_chain(void)
         CHECK_STR_CONTAINS(output(), "TPM counter 0x01d0c0de must still be");
         CHECK_INT(run("info --json '%s'", swap), ==, 0);
         CHECK_STR_CONTAINS(output(), "\"tpm\":{\"pcrs\":[7],\"pin\":false");
+        CHECK_STR_CONTAINS(output(), "\"encryption\":{\"mode\":\"tpm\",\"recovery\":\"pubkey\"");
         int rc = resume_shown(&m, swap, "");
         CHECK_INT(rc, ==, 0);
         CHECK_STR_CONTAINS(output(), "bit-exact");
@@ -182,6 +183,7 @@ static void wrong_pin_keeps_the_image(void)
         REQUIRE(hibernate(&m, swap, extra) == 0);
         CHECK_INT(run("info --json '%s'", swap), ==, 0);
         CHECK_STR_CONTAINS(output(), "\"pin\":true");
+        CHECK_STR_CONTAINS(output(), "\"mode\":\"tpm+passphrase\",\"recovery\":\"pubkey\"");
         snprintf(extra, sizeof(extra), "--key-file '%s'", wrong);
         CHECK_INT(resume(&m, swap, extra), ==, 8);
         CHECK_STR_CONTAINS(output(), "PIN was not accepted");

@@ -57,14 +57,23 @@ static void put_header(struct out *o, const struct dmo_image_header *h)
         put(o, ",\"header\":{\"major\":%u,\"minor\":%u", h->major, h->minor);
         put(o, ",\"platform_mode\":%s", (h->flags & DMO_IMAGE_F_PLATFORM) ? "true" : "false");
         put(o, ",\"encrypted\":%s", (h->flags & DMO_IMAGE_F_ENCRYPTED) ? "true" : "false");
-        if (h->flags & DMO_IMAGE_F_ENCRYPTED)
-                put(o,
-                    ",\"encryption\":{\"mode\":\"%s\",\"cipher\":\"%s\","
-                    "\"kdf_ops\":%" PRIu64 ",\"kdf_memory\":%" PRIu64 "}",
-                    dmo_encrypt_mode_name((enum dmo_encrypt_mode)h->crypto.env.mode),
+        if (h->flags & DMO_IMAGE_F_ENCRYPTED) {
+                /* A TPM image's envelope is the recovery key's (pubkey): the
+                 * mode is what the person chose, the envelope says how it
+                 * opens without the TPM. */
+                enum dmo_encrypt_mode env = (enum dmo_encrypt_mode)h->crypto.env.mode;
+                enum dmo_encrypt_mode mode = env;
+                if (h->flags & DMO_IMAGE_F_TPM)
+                        mode = h->tpm.flags & DMO_IMAGE_TPM_PIN ? DMO_ENCRYPT_TPM_PIN
+                                                                : DMO_ENCRYPT_TPM;
+                put(o, ",\"encryption\":{\"mode\":\"%s\",", dmo_encrypt_mode_name(mode));
+                if (mode != env)
+                        put(o, "\"recovery\":\"%s\",", dmo_encrypt_mode_name(env));
+                put(o, "\"cipher\":\"%s\",\"kdf_ops\":%" PRIu64 ",\"kdf_memory\":%" PRIu64 "}",
                     h->crypto.cipher == DMO_CHUNK_CIPHER_AES256GCM ? "aes256gcm"
                                                                    : "xchacha20poly1305",
                     h->crypto.env.opslimit, h->crypto.env.memlimit);
+        }
         if (h->flags & DMO_IMAGE_F_TPM) {
                 put(o, ",\"tpm\":{\"pcrs\":[");
                 for (unsigned i = 0, n = 0; i < 24; i++)
