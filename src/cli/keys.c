@@ -29,6 +29,8 @@ static const char *question_text(enum dmo_keys_question q)
                 return _("Passphrase to resume:");
         case DMO_KEYS_ASK_RESUME_KEY:
                 return _("Passphrase of the resume key:");
+        case DMO_KEYS_ASK_RECOVERY:
+                return _("The TPM did not unlock the image. Passphrase of the recovery key:");
         case DMO_KEYS_ASK_TRY_AGAIN:
                 return _("Wrong passphrase. Try again?");
         case DMO_KEYS_ASK_BOOT_ANYWAY:
@@ -52,7 +54,9 @@ static int ui_ask(void *ctx, enum dmo_keys_question q, unsigned wrong, unsigned 
                          wrong, attempts);
         else if (wrong)
                 snprintf(retry, sizeof(retry),
-                         q == DMO_KEYS_ASK_RESUME_KEY
+                         q == DMO_KEYS_ASK_RECOVERY
+                             ? _("Not accepted (%u of %u). Passphrase of the recovery key:")
+                         : q == DMO_KEYS_ASK_RESUME_KEY
                              ? _("Not accepted (%u of %u). Passphrase of the resume key:")
                              : _("Not accepted (%u of %u). Passphrase to resume:"),
                          wrong, attempts);

@@ -80,6 +80,7 @@ enum dmo_keys_question {
         DMO_KEYS_ASK_REPEAT,      /* the same again */
         DMO_KEYS_ASK_RESUME,      /* the image's passphrase */
         DMO_KEYS_ASK_RESUME_KEY,  /* the secret key's passphrase (pubkey mode) */
+        DMO_KEYS_ASK_RECOVERY,    /* the same, for a TPM image the TPM refused */
         DMO_KEYS_ASK_TRY_AGAIN,   /* yes/no after wrong passphrases */
         DMO_KEYS_ASK_BOOT_ANYWAY, /* yes/no: boot without the image */
         DMO_KEYS_ASK_PIN_NEW,     /* tpm+passphrase, hibernate: the TPM's PIN */

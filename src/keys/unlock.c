@@ -19,6 +19,7 @@ struct dmo_keys_unlock {
         uint8_t sk_file[DMO_CRYPTO_SECRET_FILE_LEN];
         size_t sk_len;
         struct dmo_tpm *tpm; /* a TPM image's, open from unlock to consume */
+        bool tpm_refused;    /* the recovery key is asked for instead */
 };
 
 int dmo_keys_unlock_new(const struct dmo_keys_opts *opts, const struct dmo_keys_ui *ui,
@@ -114,8 +115,12 @@ static int unlock_with_file(struct dmo_keys_unlock *u, const struct dmo_crypto_e
 
 static int unlock_asking(struct dmo_keys_unlock *u, const struct dmo_crypto_envelope *env)
 {
-        const enum dmo_keys_question q =
-            env->mode == DMO_ENCRYPT_PUBKEY ? DMO_KEYS_ASK_RESUME_KEY : DMO_KEYS_ASK_RESUME;
+        /* After a TPM refusal the question itself says why a passphrase is
+         * asked on a machine that never asked one: the screen may be all the
+         * person sees. */
+        const enum dmo_keys_question q = env->mode != DMO_ENCRYPT_PUBKEY ? DMO_KEYS_ASK_RESUME
+                                         : u->tpm_refused                ? DMO_KEYS_ASK_RECOVERY
+                                                                         : DMO_KEYS_ASK_RESUME_KEY;
         unsigned attempts = u->opts->attempts ? u->opts->attempts : 3;
         char *pass = NULL;
         int r = dmo_crypto_secret_buf_new(DMO_PASSPHRASE_MAX + 1, &pass);
@@ -179,6 +184,7 @@ int dmo_keys_unlock(void *ctx, const struct dmo_image_info *info, struct dmo_cry
                         return r == 0 ? (*key = u->key, 0) : r;
                 /* Refused, said: the recovery. */
                 dmo_keys_fail(u->ui, (struct dmo_keys_failure){.fault = DMO_KEYS_TPM_RECOVERY});
+                u->tpm_refused = true;
         }
         if (env->mode == DMO_ENCRYPT_PUBKEY) {
                 const char *path =
