@@ -912,6 +912,37 @@ class VM:
         self.mon.sendall(command.encode() + b"\n")
         return self._hmp_read()
 
+    def hang_report(self, quiet_s=2.0, timeout=20.0):
+        """What a guest that stopped answering was doing, for the failure's
+        message: each vCPU's instruction pointer and state from QEMU, then the
+        kernel's own backtraces of the CPUs and of the blocked tasks (SysRq l
+        and w, typed on the emulated keyboard: the boot line carries
+        sysrq_always_enabled), read from the console until it has been quiet
+        for quiet_s. Empty when QEMU is gone."""
+        if self.exit_t is not None:
+            return ""
+        out = []
+        try:
+            regs = self.hmp("info registers -a", timeout=10)
+            for cpu, rip, hlt in re.findall(r"CPU#(\d+).*?RIP=([0-9a-f]+).*?HLT=(\d)", regs, re.S):
+                out.append(f"vCPU {cpu}: RIP {rip}{' (halted)' if hlt == '1' else ''}")
+            since = len(self.lines)
+            for key in ("alt-sysrq-l", "alt-sysrq-w"):
+                self.hmp(f"sendkey {key}", timeout=10)
+        except OSError as e:
+            return f"(no answer from QEMU's monitor: {e})"
+        end = time.monotonic() + timeout
+        with self.cond:
+            while self.exit_t is None and time.monotonic() < end:
+                last = self.lines[-1][0] if len(self.lines) > since else None
+                if last is not None and time.monotonic() - last >= quiet_s:
+                    break
+                self.cond.wait(0.2)
+            kernel = [s for _, s in self.lines[since:]]
+        out.append(f"SysRq l+w: {len(kernel)} console lines")
+        out += kernel
+        return "\n".join(f"    ! {s}" for s in out)
+
     def _hmp_read(self):
         buf = b""
         while not buf.endswith(b"(qemu) "):

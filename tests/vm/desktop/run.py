@@ -97,7 +97,9 @@ UID = 1000
 # The same machine for every boot: the kernel refuses an image made on a
 # machine of another shape.
 QEMU_SHAPE = ["-smp", "2", "-m", "1G"]
-APPEND = "root=/dev/vda1 ro resume=/dev/vda2 console=ttyS0 panic=-1 loglevel=4"
+# sysrq_always_enabled: a guest that hangs is asked for its backtraces
+# (VM.hang_report).
+APPEND = "root=/dev/vda1 ro resume=/dev/vda2 console=ttyS0 panic=-1 loglevel=4 sysrq_always_enabled"
 
 # Timeouts that held on this kind of machine (desktop-vm-facts.md).
 T_DESKTOP = 420.0
@@ -1158,10 +1160,16 @@ def hibernate_and_resume(h, name, shots, vm1, r, extra="", initrd=None, append=N
     r["hib_frames"], r["answer"] = frames, answer
     r["t_call"] = t_call - vm1.start_t
     if vm1.exit_t is None:
-        dump_journal(vm1)
-        r["status_stuck"] = status(vm1) if vm1.exit_t is None else None
+        # the guest's own word first (a failed hibernation it survived),
+        # then, if it no longer answers, where its CPUs and tasks are
+        try:
+            dump_journal(vm1)
+            r["status_stuck"] = status(vm1)
+            report = ""
+        except Failure:
+            report = "\n" + vm1.hang_report()
         raise Failure(f"{name}: QEMU did not power off within {T_HIBERNATE:.0f} s of the Hibernate call "
-                      f"(menu answer {answer!r})\n{vm1.tail(25)}")
+                      f"(menu answer {answer!r})\n{vm1.tail(25)}{report}")
     r["hibernate"] = vm1.exit_t - t_call
     r["rc1"] = qemu_rc(vm1)
     cs = counters(vm1)
