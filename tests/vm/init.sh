@@ -131,6 +131,14 @@ dormouse_hibernate() {
 		say "KEYFILE $(stat -c %a /run/dmo.key)"
 		set -- "$@" --encrypt passphrase --key-file /run/dmo.key
 	fi
+	# vmtpm=1: encrypt = tpm, the TPM readied first as its owner would
+	# (enroll-tpm: the counter made on the first boot, found on later ones)
+	if [ "$(arg vmtpm 0)" = 1 ]; then
+		dormouse enroll-tpm >/tmp/enroll.out 2>&1
+		say "ENROLL rc=$?"
+		while read -r l; do say "ENROLL said: $l"; done </tmp/enroll.out
+		set -- "$@" --encrypt tpm
+	fi
 	stdin=$(arg vmstdin /dev/tty1)
 	say "DORMOUSE hibernate start: dormouse $* <$stdin"
 	# Keys typed on the VM's keyboard (QEMU sendkey) reach the foreground
@@ -145,6 +153,13 @@ dormouse_hibernate() {
 
 dormouse_resume() {
 	say "SIG $(signature)"
+	# vmpcrextend=N: PCR N of the TPM changed before the resume, as a new
+	# boot loader or firmware changes it
+	pcr=$(arg vmpcrextend "")
+	if [ -n "$pcr" ]; then
+		TPM2TOOLS_TCTI=device:/dev/tpmrm0 tpm2_pcrextend "$pcr:sha256=$(printf '%064d' 1)"
+		say "PCREXTEND $pcr rc=$?"
+	fi
 	delay=$(arg vmdelay 0)
 	set -- resume --resume-device /dev/vda --splash=$(arg vmsplash kms)
 	[ "$delay" != 0 ] && set -- "$@" --debug-step-delay "$delay"

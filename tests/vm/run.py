@@ -520,6 +520,48 @@ def add_plymouth(c):
     c.file("usr/share/plymouth/plymouthd.defaults", conf)
 
 
+# What encrypt = tpm needs in the guest beyond dormouse's own libraries:
+# tpm2-tss, which dormouse loads on use (ldd does not name it), with the
+# device TCTI that tctildr loads in turn.
+TSS2_LIBRARIES = ["libtss2-esys.so.0", "libtss2-mu.so.0", "libtss2-tctildr.so.0",
+                  "libtss2-tcti-device.so.0"]
+LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
+# The recovery key of the TPM scenarios (dormouse keygen), its passphrase
+# typed on the resume splash when the TPM refuses.
+TPM_RECOVERY = "recover9"
+
+
+def add_tpm_tools(c, work, dormouse):
+    """tpm2-tss, tpm2_pcrextend (tpm-pcr-changed changes PCR 7 before the
+    resume, as a new boot loader would) and a key pair of dormouse keygen in
+    /etc/dormouse, for the tpm scenarios. Missing pieces are left out: the
+    scenarios say what is missing."""
+    for name in TSS2_LIBRARIES:
+        if (LIBDIR / name).exists():
+            add_binary(c, str(LIBDIR / name).lstrip("/"), LIBDIR / name)
+    tool = shutil.which("tpm2_pcrextend")
+    if tool:
+        # tpm2-tools is one program that looks at its name
+        add_binary(c, "usr/bin/tpm2_pcrextend", os.path.realpath(tool))
+    keys = work / "tpm-keys"
+    keys.mkdir(exist_ok=True)
+    passfile = keys / "pass"
+    passfile.write_text(TPM_RECOVERY + "\n")
+    passfile.chmod(0o600)
+    for f in ("pubkey", "secret.key"):
+        (keys / f).unlink(missing_ok=True)
+    r = run([str(dormouse), "keygen", "--public-key", str(keys / "pubkey"), "--secret-key",
+             str(keys / "secret.key"), "--key-file", str(passfile)], check=False)
+    if r.returncode == 0:
+        c.dir("etc/dormouse")
+        # a build with the default prefix looks in /usr/local/etc
+        c.symlink("usr/local/etc/dormouse", "/etc/dormouse")
+        c.copy("etc/dormouse/pubkey", keys / "pubkey", 0o644)
+        c.copy("etc/dormouse/secret.key", keys / "secret.key", 0o600)
+    else:
+        log(f"dormouse keygen failed ({r.returncode}): {r.stderr.strip()}")
+
+
 def build_initramfs(work, kernel, dormouse, workload):
     c = Cpio()
     for d in ["bin", "sbin", "usr/bin", "usr/sbin", "proc", "sys", "dev", "tmp", "run",
@@ -552,6 +594,7 @@ def build_initramfs(work, kernel, dormouse, workload):
         add_binary(c, "sbin/blkid", blkid)
     if dormouse:
         add_binary(c, "usr/bin/dormouse", dormouse)
+        add_tpm_tools(c, work, dormouse)
         for sub in ("themes", "fonts"):
             if (REPO / sub).is_dir():
                 c.tree(f"usr/share/dormouse/{sub}", REPO / sub)
@@ -773,8 +816,9 @@ class VM:
     """One boot. Serial lines are timestamped on the host clock as they arrive."""
 
     def __init__(self, h, name, vmtest, disk, extra_append="", firmware=None, cpus=None,
-                 bzimage=False, efi_vars=None, disk_bps=None):
+                 bzimage=False, efi_vars=None, disk_bps=None, devices=()):
         self.h = h
+        self.devices = list(devices)  # more QEMU arguments (SwTpm.qemu_args)
         self.disk_bps = disk_bps  # the swap disk throttled (disk_args)
         # OVMF with its variables in this file (pflash): they persist from
         # one boot to the next, as a machine's NVRAM does.
@@ -813,7 +857,7 @@ class VM:
                               self.efi_vars else self.h.boot_kernel),
                "-initrd", str(self.h.initrd),
                "-append", self.append,
-               *disk_args(self.disk, self.disk_bps),
+               *disk_args(self.disk, self.disk_bps), *self.devices,
                "-vga", "std", "-display", "none", "-nic", "none",
                "-serial", "stdio", "-monitor", f"unix:{self.sock},server,nowait"]
         self.errlog = open(self.h.work / f"qemu-{self.name}.stderr", "wb")
@@ -1224,12 +1268,13 @@ def eta_ok(err):
 
 
 def dormouse_boot1(h, name, disk, extra_append="", screenshots=None, abort_after=None,
-                   cpus=None, disk_bps=None):
+                   cpus=None, disk_bps=None, devices=(), bzimage=False):
     """Boot 1 with dormouse hibernating. Returns a dict of what happened.
 
     abort_after: press Esc once the bar's fill reaches this fraction."""
     res = {"shots": []}
-    with VM(h, name, "dm-hibernate", disk, extra_append, cpus=cpus, disk_bps=disk_bps) as vm:
+    with VM(h, name, "dm-hibernate", disk, extra_append, cpus=cpus, disk_bps=disk_bps,
+            devices=devices, bzimage=bzimage) as vm:
         res["vm"] = vm
         res["checksum"], res["token"] = boot1_workload(vm)
         idx, t_start, _ = expect(vm, r"VMTEST: DORMOUSE hibernate start", "dormouse hibernate", 30)
@@ -1952,6 +1997,204 @@ def scenario_encrypted(h):
             f"PNGs {', '.join(saved)} in {out}{kernel_warnings(vm)}")
 
 
+class SwTpm:
+    """A TPM 2.0 for the guest (swtpm behind QEMU's tpm-tis). Its state, the
+    NV counter and the storage seed, lives in a directory that outlives the
+    process: each boot gets a new swtpm on it, as a machine's TPM keeps its
+    NV memory and resets its PCRs at power-on."""
+
+    def __init__(self, h, name):
+        if not shutil.which("swtpm"):
+            raise Failure("swtpm is not installed (Debian package swtpm): no TPM for the guest")
+        self.dir = h.work / f"tpm-{name}"
+        self.dir.mkdir(exist_ok=True)
+        self.proc = None
+
+    def qemu_args(self):
+        """Starts swtpm for the next boot (the one before is stopped) and
+        returns QEMU's arguments for it."""
+        self.stop()
+        sock = self.dir / "ctrl.sock"
+        sock.unlink(missing_ok=True)
+        self.proc = subprocess.Popen(
+            ["swtpm", "socket", "--tpm2", "--tpmstate", f"dir={self.dir}",
+             "--ctrl", f"type=unixio,path={sock}", "--log", f"file={self.dir / 'log'},level=1"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        end = time.monotonic() + 10
+        while not sock.exists():
+            if self.proc.poll() is not None or time.monotonic() > end:
+                raise Failure(f"swtpm did not open {sock} (exit status {self.proc.poll()}); "
+                              f"log {self.dir / 'log'}")
+            time.sleep(0.05)
+        return ["-chardev", f"socket,id=chrtpm,path={sock}",
+                "-tpmdev", "emulator,id=tpm0,chardev=chrtpm", "-device", "tpm-tis,tpmdev=tpm0"]
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+def tpm_hibernate(h, name, disk, tpm):
+    """Boot 1 of the tpm scenarios: dormouse enroll-tpm, then dormouse
+    hibernate --encrypt tpm (the recovery key in /etc/dormouse/pubkey). The
+    TPM boots use the bzImage: the kernel finds the TPM through ACPI, whose
+    tables a PVH boot of this harness does not have.
+    Returns (boot 1's result, the image's TPM section from dormouse info)."""
+    for lib in TSS2_LIBRARIES:
+        if not (LIBDIR / lib).exists():
+            raise Failure(f"{LIBDIR / lib} is not on this machine (Debian package libtss2-dev): "
+                          f"the guest has no tpm2-tss")
+    res = dormouse_boot1(h, name, disk, "vmtpm=1", devices=tpm.qemu_args(), bzimage=True)
+    vm = res["vm"]
+    enroll = vm.find_all(r"VMTEST: ENROLL rc=(\d+)")
+    if not enroll or enroll[-1][2].group(1) != "0":
+        raise Failure(f"{name}: dormouse enroll-tpm did not succeed; serial log {vm.logpath}:\n"
+                      f"{vm.tail()}")
+    require_powered_off(res)
+    info = h.dormouse_info(disk) or {}
+    hdr = info.get("header") or {}
+    enc, sealed = hdr.get("encryption") or {}, hdr.get("tpm") or {}
+    if (info.get("status") != "image" or enc.get("mode") != "tpm" or enc.get("recovery") != "pubkey"
+            or not sealed.get("counter")):
+        raise Failure(f"{name}: dormouse info does not show an image sealed by the TPM with a "
+                      f"counter: status {info.get('status')}, encryption {enc}, tpm {sealed}")
+    return res, sealed
+
+
+def tpm_resume_boot(h, name, disk, tpm, extra_append=""):
+    """A boot that runs dormouse resume with the guest's TPM, for a with
+    statement (which starts it); the caller waits for what it expects."""
+    return VM(h, name, "dm-resume", disk, extra_append, devices=tpm.qemu_args(), bzimage=True)
+
+
+def scenario_tpm(h):
+    """Issue 26: encrypt = tpm with nothing typed at either end. Boot 1
+    enrolls the TPM and hibernates; boot 2, the same TPM and boot chain,
+    restores the workload unattended."""
+    h.need_dormouse()
+    tpm = SwTpm(h, "tpm")
+    try:
+        disk = h.new_disk("tpm")
+        res, sealed = tpm_hibernate(h, "tpm-1", disk, tpm)
+        with tpm_resume_boot(h, "tpm-2", disk, tpm) as vm:
+            idx, t0, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
+            hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 120, idx)
+            if hit is None or hit[2].group(1) is not None:
+                raise Failure(f"tpm-2: the TPM image was not restored unattended "
+                              f"(rc={hit[2].group(1) if hit else 'none'}); serial log "
+                              f"{vm.logpath}:\n{vm.tail(25)}")
+            t_alive = hit[1]
+            expect(vm, r"VMTEST: DORMOUSE hibernate rc=0", "the hibernating dormouse exiting 0", 60)
+            check_restored_workload(vm, res["checksum"], res["token"], res["counter"])
+            expect_exit(vm, "power-off after the check")
+    finally:
+        tpm.stop()
+    return (f"sealed to PCRs {sealed.get('pcrs')}, counter {sealed.get('counter')}; restored "
+            f"with nothing typed, workload back {t_alive - t0:.1f} s after the resume command")
+
+
+def scenario_tpm_pcr_changed(h):
+    """Issue 26: the boot chain changed (PCR 7 extended before the resume,
+    as a new boot loader does): the TPM refuses, the resume says so in
+    words, the image stays on disk while it asks, and the recovery key's
+    passphrase typed on the splash restores the workload."""
+    h.need_dormouse()
+    if not shutil.which("tpm2_pcrextend"):
+        raise Failure("tpm2_pcrextend is not installed (Debian package tpm2-tools): the guest "
+                      "cannot change PCR 7")
+    tpm = SwTpm(h, "tpm-pcr")
+    out = h.out_dir("tpm-pcr-changed")
+    try:
+        disk = h.new_disk("tpm-pcr")
+        res, sealed = tpm_hibernate(h, "tpm-pcr-1", disk, tpm)
+        before = (h.dormouse_info(disk) or {}).get("signature") or {}
+        shots_dir = h.work / "shots-tpm-pcr-2"
+        shots_dir.mkdir(exist_ok=True)
+        with tpm_resume_boot(h, "tpm-pcr-2", disk, tpm, "vmpcrextend=7") as vm:
+            expect(vm, r"VMTEST: PCREXTEND 7 rc=0", "PCR 7 extended in the guest", 60)
+            idx, t0, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
+            fr, _ = wait_dialog(vm, h, shots_dir, "ask", lambda d: d and d["bullets"] == 0, 120,
+                                idx)
+            fr.write_png(out / "1-recovery-dialog.png")
+            said = [m.group(0) for i, _, m in vm.find_all(r"the TPM refused to unseal.*")
+                    if i >= idx]
+            if not said or "the boot chain changed" not in said[0]:
+                raise Failure(f"tpm-pcr-2: the resume did not say that the TPM refused because the "
+                              f"boot chain changed; serial log {vm.logpath}:\n{vm.tail(25)}")
+            now = (h.dormouse_info(disk) or {})
+            if now.get("status") != "image" or \
+                    (now.get("signature") or {}).get("header_hash") != before.get("header_hash"):
+                raise Failure(f"tpm-pcr-2: while the recovery key was asked for, dormouse info "
+                              f"says status {now.get('status')}: the image is not intact")
+            type_text(vm, TPM_RECOVERY)
+            vm.sendkey("ret")
+            hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 120, idx)
+            if hit is None or hit[2].group(1) is not None:
+                raise Failure(f"tpm-pcr-2: the recovery passphrase did not restore the image "
+                              f"(rc={hit[2].group(1) if hit else 'none'}); serial log "
+                              f"{vm.logpath}:\n{vm.tail(25)}")
+            expect(vm, r"VMTEST: DORMOUSE hibernate rc=0", "the hibernating dormouse exiting 0", 60)
+            check_restored_workload(vm, res["checksum"], res["token"], res["counter"])
+            expect_exit(vm, "power-off after the check")
+    finally:
+        tpm.stop()
+    return (f"sealed to PCRs {sealed.get('pcrs')}; PCR 7 changed: refused in words "
+            f"(\"{said[0][:70]}\"), image intact while asking, recovery passphrase restored "
+            f"the workload; PNG in {out}")
+
+
+def scenario_tpm_rollback(h):
+    """Issue 26: an image restored once, written back from a copy taken
+    before the resume, is refused (status 3), and the swap area is plain
+    swap again."""
+    h.need_dormouse()
+    tpm = SwTpm(h, "tpm-rb")
+    try:
+        disk = h.new_disk("tpm-rb")
+        res, sealed = tpm_hibernate(h, "tpm-rb-1", disk, tpm)
+        copy = h.work / "disk-tpm-rb-copy.img"
+        run(["cp", "--sparse=always", str(disk), str(copy)])
+        with tpm_resume_boot(h, "tpm-rb-2", disk, tpm) as vm:
+            idx, _, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
+            hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 120, idx)
+            if hit is None or hit[2].group(1) is not None:
+                raise Failure(f"tpm-rb-2: the first resume did not restore the image; serial log "
+                              f"{vm.logpath}:\n{vm.tail(25)}")
+            check_restored_workload(vm, res["checksum"], res["token"], res["counter"])
+            expect_exit(vm, "power-off after the check")
+        # the attacker's copy, taken before the resume, written back
+        run(["cp", "--sparse=always", str(copy), str(disk)])
+        with tpm_resume_boot(h, "tpm-rb-3", disk, tpm) as vm:
+            idx, _, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
+            hit = expect(vm, r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)",
+                         "the resume of the copy ending", 120, idx)
+            if hit[2].group(1) != "3":
+                raise Failure(f"tpm-rb-3: the copy written back was not refused with status 3 "
+                              f"(rc={hit[2].group(1) or 'restored'}); serial log {vm.logpath}:\n"
+                              f"{vm.tail(25)}")
+            words = " ".join(s for _, s in vm.lines[idx:])
+            if "restored once already" not in words:
+                raise Failure(f"tpm-rb-3: the refusal does not say the image was restored once "
+                              f"already:\n{vm.tail(25)}")
+            sig = expect(vm, r"VMTEST: SIG (\S+)", "the signature after the refusal", 30, idx)
+            swapon = expect(vm, r"VMTEST: SWAPON (\w+)", "swapon after the refusal", 30, idx)
+            expect_exit(vm, "power-off after the refusal")
+        if sig[2].group(1) != "SWAPSPACE2" or swapon[2].group(1) != "ok":
+            raise Failure(f"tpm-rb-3: after the refusal the signature is {sig[2].group(1)} and "
+                          f"swapon {swapon[2].group(1)}, not plain usable swap")
+    finally:
+        tpm.stop()
+    return (f"counter {sealed.get('counter')}: restored once, the copy written back refused "
+            f"(status 3, \"restored once already\"), swap area plain and usable")
+
+
 def scenario_fbdev(h):
     """The framebuffer output on /dev/fb0 (bochs-drm's fbdev emulation), for
     machines without KMS: dormouse on the simulated kernel, screendumps while
@@ -2524,6 +2767,9 @@ SCENARIOS = [
     ("fbdev", scenario_fbdev),
     ("handover", scenario_handover),
     ("encrypted", scenario_encrypted),
+    ("tpm", scenario_tpm),
+    ("tpm-pcr-changed", scenario_tpm_pcr_changed),
+    ("tpm-rollback", scenario_tpm_rollback),
     ("io-levers", scenario_io_levers),
     ("hybrid-wake", scenario_hybrid_wake),
     ("hybrid-power-loss", scenario_hybrid_power_loss),
