@@ -1434,6 +1434,11 @@ def scenario_resume(h):
             + ")")
     log(line)
     detail.append(line)
+    # Issue 35: no longer than the kernel's own path in the same run, one
+    # frame interval of slack for each figure (each is good to about +-100 ms).
+    if ms is not None and kernel_ms is not None and ms > kernel_ms + FAST * 1000 * 2:
+        problems.append(f"the screen stays black longer after the restore than on the kernel's "
+                        f"path: {line}")
     if restored is not None and d is not None:
         # Where the black goes: from "Starting the saved system" (the image
         # is in memory; the kernel jumps into it) to the client's first
