@@ -197,13 +197,17 @@ check-vm-desktop-deb:
 # logind's power key (HandlePowerKey=hibernate, QEMU's ACPI power button),
 # the lid (HandleLidSwitch=suspend-then-hibernate, a uinput lid switch:
 # tests/vm/desktop/lid-switch.c), each entry point with encrypt = pubkey
-# searched for the session's pages in clear; and an image refused at resume
-# with its reason in the next boot's journal (issue 34). About 20 minutes.
+# searched for the session's pages in clear; an image refused at resume
+# with its reason in the next boot's journal (issue 34); and a dying
+# battery (a battery in the guest's firmware, tests/vm/desktop/battery.asl):
+# UPower's critical action and suspend-then-hibernate's 5 % rule, each
+# beside the kernel's own path. On the battery guest (UPower added, cached
+# apart). About an hour.
 check-vm-entry-points:
 	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop \
 	  --scenario power-key --scenario lid --scenario refused-resume --scenario encrypted-paths \
-	  $(VM_DESKTOP_FLAGS)
+	  --scenario low-battery --scenario sth-battery $(VM_DESKTOP_FLAGS)
 # check-vm-layouts: the disk layouts Debian's installer makes (issue 34):
 # swap on LVM, on LVM inside LUKS2 (the passphrase typed at cryptsetup's
 # prompt), a swap file on btrfs; on a guest with lvm2, cryptsetup-initramfs
