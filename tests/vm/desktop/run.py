@@ -1196,6 +1196,14 @@ def hibernate_and_resume(h, name, shots, vm1, r, extra="", initrd=None, append=N
             f"screendumps); the power is cut")
         vm1.kill()
     elif vm1.exit_t is None:
+        try:
+            m = re.search(r"VM status: [^\r\n]*", vm1.hmp("info status"))
+            state = m.group(0) if m else "no status"
+        except OSError:
+            state = "no monitor"
+        stuck = (f"{name}: QEMU did not {'suspend' if until else 'power off'} within "
+                 f"{T_HIBERNATE:.0f} s of the trigger (menu answer {answer!r}; QEMU: {state})")
+        log(stuck)
         # the guest's own word first (a failed hibernation it survived),
         # then, if it no longer answers, where its CPUs and tasks are
         try:
@@ -1204,9 +1212,7 @@ def hibernate_and_resume(h, name, shots, vm1, r, extra="", initrd=None, append=N
             report = ""
         except Failure:
             report = "\n" + vm1.hang_report()
-        raise Failure(f"{name}: QEMU did not {'suspend' if until else 'power off'} within "
-                      f"{T_HIBERNATE:.0f} s of the trigger (menu answer {answer!r})\n{vm1.tail(25)}"
-                      f"{report}")
+        raise Failure(f"{stuck}\n{vm1.tail(25)}{report}")
     else:
         if until == "suspended":
             raise Failure(f"{name}: QEMU exited (rc {qemu_rc(vm1)}) instead of suspending\n"
@@ -1796,15 +1802,17 @@ def markers_on_swap(disk, seed):
     return len(found)
 
 
-def encrypted_path(h, name, base, trigger, setup=None, wait="off", kernel=False):
+def encrypted_path(h, name, base, trigger, setup=None, wait="off", kernel=False, battery=False):
     """One entry point on a copy of base (the guest with encrypt = pubkey):
     the marker into the session's memory, setup, trigger(vm), then the
     machine off (or suspended, for hybrid sleep: then the power is cut) and
-    the swap area searched. Returns (pieces found in clear, of
-    MARKER_PAGES; seconds from the trigger to off or suspended)."""
+    the swap area searched (battery: the machine has battery.asl's battery).
+    Returns (pieces found in clear, of MARKER_PAGES; seconds from the
+    trigger to off or suspended)."""
     disk = h.work / f"disk-{name}.img"
     run(["cp", "--sparse=always", str(base), str(disk)])
-    vm = h.vm(name, disk, "dmo.path=kernel" if kernel else "").start()
+    vm = h.vm(name, disk, "dmo.path=kernel" if kernel else "",
+              battery=battery_table(h) if battery else None).start()
     try:
         agent_up(vm)
         seed = hashlib.sha256(f"{name}-{time.time()}".encode()).hexdigest()[:16]
@@ -1837,9 +1845,11 @@ def encrypted_path(h, name, base, trigger, setup=None, wait="off", kernel=False)
 def scenario_encrypted_paths(h):
     """Issue 37: with encrypt = pubkey configured, every entry point leaves
     an image with no page of the session in clear: the menu's Hibernate,
-    hybrid sleep (the power cut while it sleeps), the power key, and the lid
-    (suspend, then the alarm and dormouse's image). The kernel's own path,
-    run the same way, shows the pages: the search would see a plain image."""
+    hybrid sleep (the power cut while it sleeps), the power key, the lid
+    (suspend, then the alarm and dormouse's image) and a dying battery
+    (UPower's HybridSleep, on the battery guest: the power cut while it
+    sleeps). The kernel's own path, run the same way, shows the pages: the
+    search would see a plain image."""
     base = h.work / "disk-pubkey.img"
     run(["cp", "--sparse=always", str(h.guest.disk), str(base)])
     vm = h.vm("pubkey-setup", base).start()
@@ -1861,18 +1871,25 @@ def scenario_encrypted_paths(h):
     def lid_close(vm):
         sh_ok(h, vm, "echo close >/run/dmo-lid.in", "closing the lid", 30)
 
+    def dying_battery(vm):
+        # low-battery's drain: UPower's critical action, HybridSleep
+        action = upower_policy(h, vm)["action"]
+        set_battery(vm, math.ceil(action) - 1, plugged=False)
+        battery_seen(h, vm, math.ceil(action) - 1, "draining the battery")
+
     lid = LID_SETUP % {"delay": LID_DELAY_S,
                        "logind": logind_setup("HandleLidSwitch", "suspend-then-hibernate")}
     paths = [("menu", menu("hibernate"), None, "off", False),
              ("hybrid-sleep", menu("hybridsleep"), None, "suspended", False),
              ("power-key", key, logind_setup("HandlePowerKey", "hibernate"), "off", False),
              ("lid", lid_close, lid, "off", False),
+             ("dying battery", dying_battery, None, "suspended", False),
              ("kernel's path", menu("hibernate"), None, "off", True)]
     seen, problems = [], []
     for label, trigger, setup, wait, kernel in paths:
         try:
             n, took = encrypted_path(h, "enc-" + re.sub(r"\W+", "-", label), base, trigger, setup,
-                                     wait, kernel)
+                                     wait, kernel, battery=label == "dying battery")
         except Failure as e:
             problems.append(f"{label}: {str(e).splitlines()[0]}")
             continue
@@ -2037,6 +2054,10 @@ def battery_hybrid(h, name, kernel):
         r["vm2"].kill()  # two cores: the next guest must not share them
     for line in r["journal"][-15:]:
         log(f"{name}: journal: {line}")
+    # logind's word that a hybrid sleep was asked of it (the harness asked
+    # for nothing after the drain: UPower did)
+    if not any("The system will hybrid sleep now!" in line for line in r["journal"]):
+        raise Failure(f"{name}: logind's journal does not say it was asked for a hybrid sleep")
     return r
 
 
@@ -2054,8 +2075,8 @@ def scenario_low_battery(h):
     drop-in writes the image (its progress on the console, its themed scene
     with a growing bar), the guest suspends, the battery dies while it
     sleeps, and the next power-on resumes the session through dormouse in
-    the initramfs. Then the same with the kernel's own path (dmo.path=kernel:
-    systemd-sleep's image), for the figures."""
+    the initramfs. low-battery-kernel is the same on the kernel's own path,
+    its figures beside these."""
     r = battery_hybrid(h, "low-battery", kernel=False)
     what = "the dying battery"
     image = require_image(r, "ULSUSPEND", "dormouse's")
@@ -2071,20 +2092,45 @@ def scenario_low_battery(h):
     sim, _ = whole_desktop(r)
     if sim < 0.9:
         raise Failure(f"{what}: the whole desktop did not come back ({sim:.0%} like before)")
+    up = r["upower_start"]
     detail = [f"UPower {r['upower'].get('CriticalPowerAction')} at "
-              f"{r['upower'].get('PercentageAction')} %: {r['sysfs_start']} -> {r['sysfs_drained']}",
+              f"{r['upower'].get('PercentageAction')} %: {r['sysfs_start']} (UPower: "
+              f"{up.get('state')} {up.get('percentage')}, warning {up.get('warning-level')}) -> "
+              f"{r['sysfs_drained']} -> logind: hybrid sleep",
               image, check_counter(r), check_hooks(r, "hybrid-sleep", ["hybrid-sleep"]),
               f"{len(th)} themed hibernate frames",
               f"suspended with the image {r['hibernate']:.1f} s after the drain, power cut",
               f"client back {r['resume']:.1f} s after power-on, screen {sim:.0%} like before"]
-    log(f"low-battery: dormouse: " + ", ".join(detail))
-    k = battery_hybrid(h, "low-battery-kernel", kernel=True)
+    h.table["low-battery"] = {"sleep": r["hibernate"], "resume": r["resume"]}
+    return ", ".join(detail)
+
+
+def kernel_path_ran(k):
+    """The boots of dmo.path=kernel ran systemd-sleep and the kernel's
+    resume: no dormouse line, the kernel's signature on the swap area."""
     if k["vm1"].find_all(r"dormouse\[\d+\]: ") or k["vm2"].find_all(r"Restoring memory"):
         raise Failure("the kernel's path ran dormouse: the drop-in was not overridden")
-    require_image(k, "S1SUSPEND", "the kernel's")
-    detail.append(f"kernel's path: suspended {k['hibernate']:.1f} s after the drain, client back "
-                  f"{k['resume']:.1f} s after power-on, {check_counter(k)}")
-    return ", ".join(detail)
+    return require_image(k, "S1SUSPEND", "the kernel's")
+
+
+def beside(h, name, what):
+    """dormouse's figures of the same run, for the kernel's path's line."""
+    f = h.table.get(name)
+    return (f" (dormouse, {name}: {f['sleep']:.1f} s {what}, back {f['resume']:.1f} s)" if f
+            else "")
+
+
+def scenario_low_battery_kernel(h):
+    """low-battery on the kernel's own path (dmo.path=kernel: UPower's
+    HybridSleep runs systemd-sleep, the kernel writes its own image and
+    resumes it): the baseline, apart so that each path's result is its
+    own."""
+    k = battery_hybrid(h, "low-battery-kernel", kernel=True)
+    image = kernel_path_ran(k)
+    journal_in_order(k, ["Performing sleep operation 'hybrid-sleep'"], "the kernel's path")
+    return (f"{image}, suspended {k['hibernate']:.1f} s after the drain, client back "
+            f"{k['resume']:.1f} s after power-on, {check_counter(k)}"
+            + beside(h, "low-battery", "after the drain"))
 
 
 STH_SETUP = r"""
@@ -2137,14 +2183,28 @@ def battery_sth(h, name, kernel):
     return r
 
 
+def journal_in_order(r, want, what):
+    """The lines of r["journal"] holding each of want, in that order, or
+    Failure."""
+    seen, at = [], 0
+    for line in r["journal"]:
+        if at < len(want) and want[at] in line:
+            seen.append(line)
+            at += 1
+    if at < len(want):
+        raise Failure(f"{what}: the unit's journal lacks {want[at]!r} in order: "
+                      + " | ".join(r["journal"][-12:]))
+    return seen
+
+
 def scenario_sth_battery(h):
     """Issue 37's dying battery through systemd 257's rule in
     suspend-then-hibernate (dormouse's sth_plan): a suspend at STH_START %
     (above 5 %), the battery drained while the guest sleeps, and the
     alarm's wake below 5 % hibernates through dormouse (its progress, its
     themed scene), power off, the session back through dormouse's resume.
-    UPower, at 3 %, is above its own action and stays out of it. Then the
-    same with the kernel's own path (systemd-sleep)."""
+    UPower, at 3 %, is above its own action and stays out of it.
+    sth-battery-kernel is the same on the kernel's own path."""
     r = battery_sth(h, "sth-battery", kernel=False)
     what = "suspend-then-hibernate on a dying battery"
     image = require_image(r, "ULSUSPEND", "dormouse's")
@@ -2156,16 +2216,9 @@ def scenario_sth_battery(h):
     if len(th) < 2 or not ok:
         raise Failure(f"{what}: no themed hibernate scene with a growing bar ({len(th)} themed of "
                       f"{len(r['hib_frames'])} frames, bar {widths})")
-    want = [f"dormouse: battery at {STH_START} %: waking in", "dormouse: suspending to RAM",
-            "dormouse: woke from suspend", "dormouse: hibernating: the battery is low"]
-    seen, at = [], 0
-    for line in r["journal"]:
-        if at < len(want) and want[at] in line:
-            seen.append(line)
-            at += 1
-    if at < len(want):
-        raise Failure(f"{what}: the unit's journal lacks {want[at]!r} in order: "
-                      + " | ".join(r["journal"][-12:]))
+    seen = journal_in_order(r, [f"dormouse: battery at {STH_START} %: waking in",
+                                "dormouse: suspending to RAM", "dormouse: woke from suspend",
+                                "dormouse: hibernating: the battery is low"], what)
     looks = [l for l in r["journal"] if "dormouse: battery at" in l]
     if len(looks) != 1:
         raise Failure(f"{what}: dormouse suspended {len(looks)} times, not once (the drain came "
@@ -2176,14 +2229,29 @@ def scenario_sth_battery(h):
               f"{len(th)} themed hibernate frames",
               f"off {r['hibernate']:.1f} s after the SuspendThenHibernate call",
               f"client back {r['resume']:.1f} s after power-on"]
-    log("sth-battery: dormouse: " + ", ".join(detail))
-    k = battery_sth(h, "sth-battery-kernel", kernel=True)
-    if k["vm1"].find_all(r"dormouse\[\d+\]: ") or k["vm2"].find_all(r"Restoring memory"):
-        raise Failure("the kernel's path ran dormouse: the drop-in was not overridden")
-    require_image(k, "S1SUSPEND", "the kernel's")
-    detail.append(f"kernel's path: off {k['hibernate']:.1f} s after the call, client back "
-                  f"{k['resume']:.1f} s after power-on, {check_counter(k)}")
+    h.table["sth-battery"] = {"sleep": r["hibernate"], "resume": r["resume"]}
     return ", ".join(detail)
+
+
+def scenario_sth_battery_kernel(h):
+    """sth-battery on the kernel's own path: systemd-sleep's own battery
+    rule on the same battery, the kernel's image and resume. Named only
+    (not in ENTRY_SCENARIOS): in 2 of its 3 runs here systemd-sleep ran the
+    suspend step, woke on its alarm about 29 s later and ended the unit
+    with no hibernate step, the battery at 3 % (QEMU running, the hook's
+    "post suspend" the last line). That is what systemd 257's
+    custom_timer_suspend does when its CLOCK_BOOTTIME_ALARM timerfd has not
+    yet expired at the instant it polls it after the wake: it takes the wake
+    for the person's and returns before it looks at the battery. dormouse
+    counts a wake within DMO_STH_ALARM_ACCURACY_US of the alarm as the
+    alarm's (sth_plan.h); sth-battery hibernated in each of its runs."""
+    k = battery_sth(h, "sth-battery-kernel", kernel=True)
+    image = kernel_path_ran(k)
+    ks = journal_in_order(k, ["Performing sleep operation 'suspend'", "below threshold",
+                              "Performing sleep operation 'hibernate'"], "the kernel's path")
+    return (f"systemd-sleep: {ks[1].strip()}, {image}, off {k['hibernate']:.1f} s after the call, "
+            f"client back {k['resume']:.1f} s after power-on, {check_counter(k)}"
+            + beside(h, "sth-battery", "after the call"))
 
 
 def scenario_refused_resume(h):
@@ -2970,7 +3038,9 @@ SCENARIOS = [
     ("refused-resume", scenario_refused_resume),
     ("encrypted-paths", scenario_encrypted_paths),
     ("low-battery", scenario_low_battery),
+    ("low-battery-kernel", scenario_low_battery_kernel),
     ("sth-battery", scenario_sth_battery),
+    ("sth-battery-kernel", scenario_sth_battery_kernel),
     ("dracut", scenario_dracut),
     ("deb-install", scenario_deb_install),
     ("deb-remove", scenario_deb_remove),
@@ -2982,9 +3052,15 @@ SCENARIOS = [
 ]
 DEB_SCENARIOS = ("deb-install", "deb-remove", "deb-upgrade")
 # Issues 34 and 37: every way into a hibernation, and the refusal at resume.
-# On the battery guest (UPower: packages-battery), with battery.asl.
-BATTERY_SCENARIOS = ("low-battery", "sth-battery")
-ENTRY_SCENARIOS = ("power-key", "lid", "refused-resume", "encrypted-paths") + BATTERY_SCENARIOS
+# On the battery guest (UPower: packages-battery), with battery.asl
+# (encrypted-paths for its dying battery).
+BATTERY_SCENARIOS = ("low-battery", "low-battery-kernel", "sth-battery", "sth-battery-kernel",
+                     "encrypted-paths")
+# sth-battery-kernel is not among them: systemd-sleep's own rule went back
+# to the session after the alarm's wake in 2 of its 3 runs (its scenario's
+# docstring); it runs when named.
+ENTRY_SCENARIOS = ("power-key", "lid", "refused-resume", "encrypted-paths", "low-battery",
+                   "low-battery-kernel", "sth-battery")
 # On the layouts guest only (make check-vm-layouts), never in the default set.
 LAYOUT_SCENARIOS = ("lvm", "luks-lvm", "btrfs-swapfile", "late-passphrase")
 
