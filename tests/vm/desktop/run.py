@@ -3146,10 +3146,13 @@ def main():
     # The dracut scenario needs the dracut initramfs, built only with
     # --dracut (it is slow: the full set); the deb-* scenarios take as long as
     # the rest together several times over; the entry points' are a target
-    # of their own (check-vm-entry-points) that CI's time does not hold.
+    # of their own (check-vm-entry-points) that CI's time does not hold, and
+    # the battery's need their own guest (sth-battery-kernel runs only when
+    # named).
     names = args.scenario or [n for n, _ in SCENARIOS if (n != "dracut" or args.dracut)
                               and (n not in DEB_SCENARIOS or args.with_deb_scenarios)
-                              and n not in ENTRY_SCENARIOS and n not in LAYOUT_SCENARIOS]
+                              and n not in ENTRY_SCENARIOS and n not in BATTERY_SCENARIOS
+                              and n not in LAYOUT_SCENARIOS]
     passed = failed = 0
     try:
         if os.geteuid() != 0:
