@@ -1379,6 +1379,27 @@ def require_unit_ran_dormouse(r):
         raise Failure("no line from dormouse on the console: the unit did not run it")
 
 
+def require_dormouse_round_trip(h, r, what):
+    """What an entry point's round trip through dormouse shows (what names
+    the entry point in the failure): the unit ran dormouse, dormouse's
+    resume printed its progress, the hibernation's themed scene has a
+    growing bar, and the whole desktop came back. Returns the themed
+    hibernate frames and how like the desktop before the screen after is."""
+    require_unit_ran_dormouse(r)
+    if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
+        raise Failure(f"{what}: dormouse resume printed no progress on the console: was it the "
+                      "kernel's resume?")
+    th = [f for f in r["hib_frames"] if themed(f, h.theme)]
+    ok, widths = bar_grows(th, h.theme)
+    if len(th) < 2 or not ok:
+        raise Failure(f"{what}: no themed hibernate scene with a growing bar ({len(th)} themed of "
+                      f"{len(r['hib_frames'])} frames, bar {widths})")
+    sim, _ = whole_desktop(r)
+    if sim < 0.9:
+        raise Failure(f"{what}: the whole desktop did not come back ({sim:.0%} like before)")
+    return th, sim
+
+
 def freezes_user_slice():
     """systemd 256 and later freeze user.slice around a sleep (trixie's 257;
     bookworm's 252 does not), and so does dormouse's drop-in there."""
@@ -1669,18 +1690,7 @@ def entry_point(h, name, setup, trigger, what, after_back=None, hooks=("hibernat
         shots.write_all()
     if r["rc1"] != 0:
         raise Failure(f"{what}: QEMU exited with {r['rc1']}, not a power-off")
-    require_unit_ran_dormouse(r)
-    if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
-        raise Failure(f"{what}: dormouse resume printed no progress on the console: was it the "
-                      "kernel's resume?")
-    th = [f for f in r["hib_frames"] if themed(f, h.theme)]
-    ok, widths = bar_grows(th, h.theme)
-    if len(th) < 2 or not ok:
-        raise Failure(f"{what}: no themed hibernate scene with a growing bar ({len(th)} themed of "
-                      f"{len(r['hib_frames'])} frames, bar {widths})")
-    sim, _ = whole_desktop(r)
-    if sim < 0.9:
-        raise Failure(f"{what}: the whole desktop did not come back ({sim:.0%} like before)")
+    th, sim = require_dormouse_round_trip(h, r, what)
     kernel = h.table.get("kernel", {}).get("hibernate")
     detail = [check_counter(r), check_hooks(r, *hooks), f"{len(th)} themed hibernate frames",
               f"off {r['hibernate']:.1f} s after the {what}"
@@ -2093,18 +2103,7 @@ def scenario_low_battery(h):
     r = battery_hybrid(h, "low-battery", kernel=False)
     what = "the dying battery"
     image = require_image(r, "ULSUSPEND", "dormouse's")
-    require_unit_ran_dormouse(r)
-    if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
-        raise Failure(f"{what}: dormouse resume printed no progress on the console: was it the "
-                      "kernel's resume?")
-    th = [f for f in r["hib_frames"] if themed(f, h.theme)]
-    ok, widths = bar_grows(th, h.theme)
-    if len(th) < 2 or not ok:
-        raise Failure(f"{what}: no themed hibernate scene with a growing bar ({len(th)} themed of "
-                      f"{len(r['hib_frames'])} frames, bar {widths})")
-    sim, _ = whole_desktop(r)
-    if sim < 0.9:
-        raise Failure(f"{what}: the whole desktop did not come back ({sim:.0%} like before)")
+    th, sim = require_dormouse_round_trip(h, r, what)
     up = r["upower_start"]
     detail = [f"UPower {r['upower'].get('CriticalPowerAction')} at "
               f"{r['upower'].get('PercentageAction')} %: {r['sysfs_start']} (UPower: "
