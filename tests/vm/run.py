@@ -1141,6 +1141,22 @@ def check_restored_workload(vm, boot1_checksum, boot1_token, boot1_counter, sinc
     return m
 
 
+def expect_restored(vm, res, idx, what, command="hibernate", timeout=90):
+    """The resume that started at line idx (what: what started it, for the
+    failure) restored boot 1's system (res): the workload ticks, boot 1's
+    command returns 0, the workload's memory checks out, and the guest
+    powers off. Returns when it ticked."""
+    hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", timeout, idx)
+    if hit is None or hit[2].group(1) is not None:
+        rc = hit[2].group(1) if hit else "none"
+        raise Failure(f"{vm.name}: {what} did not restore the image (rc={rc}); "
+                      f"serial log {vm.logpath}:\n{vm.tail(25)}")
+    expect(vm, rf"VMTEST: DORMOUSE {command} rc=0", f"the {command} exiting 0", 60, idx)
+    check_restored_workload(vm, res["checksum"], res["token"], res["counter"], idx)
+    expect_exit(vm, "power-off after the check")
+    return hit[1]
+
+
 def boot1_workload(vm):
     _, _, m = expect(vm, r"VMTEST: WORKLOAD start pid=\d+ mib=\d+ checksum=(\w+) token=(\w+)",
                      "the workload's start", 90)
@@ -1345,15 +1361,7 @@ def dormouse_resume_boot(h, name, disk, res, extra_append="", screenshots=None, 
                 if p:
                     shots.append((time.monotonic() - t0, p))
                 time.sleep(screenshots)
-        hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 90, idx)
-        if hit is None or hit[2].group(1) is not None:
-            rc = hit[2].group(1) if hit else "none"
-            raise Failure(f"{name}: dormouse resume did not restore the image (rc={rc}); "
-                          f"serial log {vm.logpath}:\n{vm.tail(25)}")
-        t_alive = hit[1]
-        expect(vm, rf"VMTEST: DORMOUSE {command} rc=0", f"the {command} exiting 0", 60)
-        check_restored_workload(vm, res["checksum"], res["token"], res["counter"])
-        expect_exit(vm, "power-off after the check")
+        t_alive = expect_restored(vm, res, idx, "dormouse resume", command)
     return vm, t_alive, shots
 
 
@@ -1978,15 +1986,7 @@ def scenario_encrypted(h):
                             lambda d: d and d["bullets"] == len(ENC_RIGHT), 20, idx)
         keep(fr, "4-right-typed")
         vm.sendkey("ret")
-        hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 90, idx)
-        if hit is None or hit[2].group(1) is not None:
-            rc = hit[2].group(1) if hit else "none"
-            raise Failure(f"enc-2: the right passphrase did not restore the image (rc={rc}); "
-                          f"serial log {vm.logpath}:\n{vm.tail(25)}")
-        t_alive = hit[1]
-        expect(vm, r"VMTEST: DORMOUSE hibernate rc=0", "the hibernating dormouse exiting 0", 60)
-        check_restored_workload(vm, res["checksum"], res["token"], res["counter"])
-        expect_exit(vm, "power-off after the check")
+        t_alive = expect_restored(vm, res, idx, "the right passphrase")
     h.figures["encrypted"] = {"hibernate_s": res["t_exit"] - res["t_start"],
                               "resume_s": t_alive - vm.start_t,
                               "image_kib": (hdr.get("raw_bytes") or 0) // 1024 or None,
@@ -2081,21 +2081,6 @@ def tpm_resume_boot(h, name, disk, tpm, extra_append=""):
               efi_vars=tpm.efi_vars)
 
 
-def tpm_expect_restored(vm, res, idx, what):
-    """The resume that started at line idx restored boot 1's system: the
-    workload ticks, the hibernating dormouse returns 0, the workload's
-    memory checks out, and the guest powers off. Returns when it ticked."""
-    hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 120, idx)
-    if hit is None or hit[2].group(1) is not None:
-        raise Failure(f"{vm.name}: {what} did not restore the image "
-                      f"(rc={hit[2].group(1) if hit else 'none'}); serial log {vm.logpath}:\n"
-                      f"{vm.tail(25)}")
-    expect(vm, r"VMTEST: DORMOUSE hibernate rc=0", "the hibernating dormouse exiting 0", 60, idx)
-    check_restored_workload(vm, res["checksum"], res["token"], res["counter"], idx)
-    expect_exit(vm, "power-off after the check")
-    return hit[1]
-
-
 def scenario_tpm(h):
     """Issue 26: encrypt = tpm with nothing typed at either end. Boot 1
     enrolls the TPM and hibernates; boot 2, the same TPM and boot chain,
@@ -2107,7 +2092,7 @@ def scenario_tpm(h):
         res, sealed = tpm_hibernate(h, "tpm-1", disk, tpm)
         with tpm_resume_boot(h, "tpm-2", disk, tpm) as vm:
             idx, t0, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
-            t_alive = tpm_expect_restored(vm, res, idx, "the resume with nothing typed")
+            t_alive = expect_restored(vm, res, idx, "the resume with nothing typed", timeout=120)
             t_power = vm.start_t
     finally:
         tpm.stop()
@@ -2159,7 +2144,7 @@ def scenario_tpm_pcr_changed(h):
                               f"says status {now.get('status')}: the image is not intact")
             type_text(vm, TPM_RECOVERY)
             vm.sendkey("ret")
-            tpm_expect_restored(vm, res, idx, "the recovery passphrase")
+            expect_restored(vm, res, idx, "the recovery passphrase", timeout=120)
     finally:
         tpm.stop()
     return (f"sealed to PCRs {sealed.get('pcrs')}; PCR 7 changed: refused in words "
@@ -2180,7 +2165,7 @@ def scenario_tpm_rollback(h):
         run(["cp", "--sparse=always", str(disk), str(copy)])
         with tpm_resume_boot(h, "tpm-rb-2", disk, tpm) as vm:
             idx, _, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
-            tpm_expect_restored(vm, res, idx, "the first resume")
+            expect_restored(vm, res, idx, "the first resume", timeout=120)
         # the attacker's copy, taken before the resume, written back
         run(["cp", "--sparse=always", str(copy), str(disk)])
         with tpm_resume_boot(h, "tpm-rb-3", disk, tpm) as vm:
