@@ -68,6 +68,11 @@ static void changed_pcr_refuses_and_leaves_the_blob(void)
                                          sizeof(out), &n),
                           ==, -EKEYREJECTED);
                 CHECK(memcmp(&s, &copy, sizeof(s)) == 0);
+                /* The refusal used nothing up: asked again, the TPM refuses
+                 * the same way (no lockout, no other error). */
+                CHECK_INT(dmo_tpm_unseal(t, s.blob, s.len, (1u << 7) | (1u << 8), NULL, 0, out,
+                                         sizeof(out), &n),
+                          ==, -EKEYREJECTED);
                 /* A PCR outside the policy changes nothing. */
                 REQUIRE(dmo_tpm_seal(t, secret, sizeof(secret), 1u << 7, NULL, 0, s.blob, &s.len) ==
                         0);
