@@ -4,7 +4,7 @@
  *
  * Each replaces systemd-sleep in its unit (data/systemd: a drop-in per
  * unit). The sleeps are systemd's: the same sleep.conf keys
- * (cli/sleep_conf.h), the same timing (cli/sth_plan.h), the system-sleep
+ * (sleep/sleep_conf.h), the same timing (sleep/sth_plan.h), the system-sleep
  * hooks around every sleep with the same arguments and SYSTEMD_SLEEP_ACTION
  * (run by dormouse-sleep-hooks), and the same fallback when the
  * hibernation fails: suspend anyway, so that a dying battery does not end
@@ -21,10 +21,11 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/sleep_conf.h"
-#include "cli/sth_plan.h"
+#include "cli/report.h"
 #include "kernel/power_supply.h"
 #include "kernel/suspend.h"
+#include "sleep/sleep_conf.h"
+#include "sleep/sth_plan.h"
 #include "util/i18n.h"
 
 enum sleep_mode { MODE_SUSPEND_THEN_HIBERNATE, MODE_HYBRID_SLEEP };
@@ -161,8 +162,7 @@ static int load_conf(struct sleep_cmd *s)
                 dmo_cli_error(_("cannot read systemd's sleep.conf: %s"), strerror(-r));
                 return r;
         }
-        if (s->conf.problem[0])
-                dmo_cli_note("%s", s->conf.problem);
+        dmo_cli_sleep_conf_problem(&s->conf.problem);
         if (s->delay) {
                 uint64_t us;
                 if (dmo_parse_timespan(s->delay, &us) < 0 || us == 0) {

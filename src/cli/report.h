@@ -1,6 +1,6 @@
 /* report: the engine's results in words, at the edge: what a hibernation
  * or a resume ended with, what it was doing when it stopped, the image it
- * wrote, its timing profile.
+ * wrote, its timing profile; and what systemd's sleep.conf (src/sleep) had wrong.
  *
  * Contract: prints and formats only; decides nothing but the command's
  * result from the engine's outcome.
@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "engine/engine.h"
+#include "sleep/sleep_conf.h"
 
 const char *dmo_cli_step_text(int step);
 /* How the machine went down after a hibernation, for the last line. */
@@ -56,5 +57,9 @@ void dmo_cli_hibernate_failure(const struct dmo_hibernate_result *res, const cha
  * swap area) or -EIO. */
 int dmo_cli_hibernate_report(const struct dmo_hibernate_result *res, const char *dev,
                              bool simulated, const char *failure);
+
+/* systemd's sleep.conf: its first problem as a note, "FILE:LINE: what";
+ * nothing when there was none. */
+void dmo_cli_sleep_conf_problem(const struct dmo_sleep_conf_problem *p);
 
 #endif
