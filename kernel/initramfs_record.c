@@ -173,3 +173,31 @@ int dmo_initramfs_record_load(const char *state_dir, const char *release,
                 return r;
         return strcmp(out->kernel, release) == 0 ? 0 : -EINVAL;
 }
+
+void dmo_initramfs_resume_place(const char *conf_device, int64_t conf_offset,
+                                const struct dmo_cmdline *cl,
+                                const struct dmo_initramfs_record *rec,
+                                struct dmo_initramfs_resume *out)
+{
+        *out = (struct dmo_initramfs_resume){0};
+        const char *spec = NULL;
+        if (conf_device[0]) {
+                spec = conf_device;
+                out->spec_from = DMO_RESUME_FROM_CONFIG;
+        } else if (cl->resume[0]) {
+                spec = cl->resume;
+                out->spec_from = DMO_RESUME_FROM_CMDLINE;
+        } else if (rec->resume[0]) {
+                spec = rec->resume;
+                out->spec_from = DMO_RESUME_FROM_INITRAMFS_TOOLS;
+        }
+        if (spec)
+                snprintf(out->spec, sizeof(out->spec), "%s", spec);
+        if (conf_offset >= 0) {
+                out->offset = (uint64_t)conf_offset;
+                out->offset_from = DMO_RESUME_FROM_CONFIG;
+        } else if (cl->has_resume_offset) {
+                out->offset = cl->resume_offset;
+                out->offset_from = DMO_RESUME_FROM_CMDLINE;
+        }
+}

@@ -66,4 +66,30 @@ int dmo_initramfs_record_path(const char *state_dir, const char *release, const 
 int dmo_initramfs_record_load(const char *state_dir, const char *release,
                               struct dmo_initramfs_record *out);
 
+/* Where the resume an initramfs runs will look for the image, as dormouse
+ * resume works it out there: the device from its copy of dormouse.conf,
+ * else resume= on the kernel command line, else initramfs-tools' RESUME
+ * (the record's, which its boot script passes); the offset from its copy,
+ * else resume_offset=, else none (0). */
+enum dmo_resume_from {
+        DMO_RESUME_FROM_NOWHERE,         /* not set: no device, or offset 0 */
+        DMO_RESUME_FROM_CONFIG,          /* the initramfs's copy of dormouse.conf */
+        DMO_RESUME_FROM_CMDLINE,         /* resume=, resume_offset= */
+        DMO_RESUME_FROM_INITRAMFS_TOOLS, /* RESUME= (a device only) */
+};
+
+struct dmo_initramfs_resume {
+        char spec[DMO_RESUME_SPEC_MAX]; /* "" when nothing names one */
+        enum dmo_resume_from spec_from;
+        uint64_t offset;
+        enum dmo_resume_from offset_from;
+};
+
+/* conf_device ("" when not set) and conf_offset (< 0 when not set): what
+ * the initramfs's copy of dormouse.conf says. Pure. */
+void dmo_initramfs_resume_place(const char *conf_device, int64_t conf_offset,
+                                const struct dmo_cmdline *cl,
+                                const struct dmo_initramfs_record *rec,
+                                struct dmo_initramfs_resume *out);
+
 #endif

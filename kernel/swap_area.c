@@ -15,6 +15,7 @@
 
 #include "kernel/blockdev.h"
 #include "kernel/btrfs_map.h"
+#include "kernel/snapshot.h"
 #include "util/cleanup.h"
 
 /* mkswap's union swap_header, info part (after 1024 boot bytes). */
@@ -375,5 +376,77 @@ int dmo_proc_swaps_pick(const struct dmo_swap_entry *entries, size_t n, size_t *
         if (!found)
                 return -ENOENT;
         *index = best;
+        return 0;
+}
+
+bool dmo_swap_target_is(const struct dmo_swap_target *t, const struct stat *st, bool files)
+{
+        if (!files)
+                return S_ISBLK(st->st_mode) && st->st_rdev == t->dev;
+        struct stat ts;
+        return stat(t->path, &ts) == 0 && ts.st_dev == st->st_dev && ts.st_ino == st->st_ino;
+}
+
+/* Where one active area is in the kernel's terms. */
+struct area {
+        bool known;     /* false: its place could not be told (Btrfs, gone) */
+        bool same_dev;  /* on the target's device */
+        uint64_t first; /* its header page there */
+};
+
+static struct area locate(const struct dmo_swap_entry *e, const struct dmo_swap_target *t,
+                          bool files)
+{
+        struct area a = {0};
+        struct stat st;
+        if (files || !e->is_file) {
+                if (stat(e->path, &st) < 0)
+                        return a;
+                a.known = true;
+                a.same_dev = dmo_swap_target_is(t, &st, files);
+                return a; /* a partition's header is its first page */
+        }
+        dev_t backing;
+        if (dmo_swapfile_resume_offset(e->path, &a.first, &backing) < 0)
+                return a;
+        a.known = true;
+        a.same_dev = backing == t->dev;
+        return a;
+}
+
+#define ACTIVE_MAX 32
+_Static_assert(sizeof(((struct dmo_swap_active_result *)0)->moved_path) ==
+                   sizeof(((struct dmo_swap_entry *)0)->path),
+               "a moved swap file's path is copied whole");
+
+int dmo_swap_active_at(const char *proc_swaps, const struct dmo_swap_target *t, bool files,
+                       struct dmo_swap_active_result *out)
+{
+        struct dmo_swap_entry entries[ACTIVE_MAX];
+        size_t n = 0;
+        *out = (struct dmo_swap_active_result){.where = DMO_SWAP_ACTIVE_UNKNOWN};
+        if (dmo_proc_swaps_parse(proc_swaps, entries, ACTIVE_MAX, &n) < 0)
+                return 0;
+        if (n > ACTIVE_MAX)
+                n = ACTIVE_MAX;
+        out->where = DMO_SWAP_ACTIVE_NONE;
+        for (size_t i = 0; i < n; i++) {
+                if (entries[i].deleted)
+                        continue;
+                struct area a = locate(&entries[i], t, files);
+                if (!a.known) {
+                        out->where = DMO_SWAP_ACTIVE_UNKNOWN; /* this may be it */
+                        return 0;
+                }
+                if (a.same_dev && a.first == t->header_page) {
+                        out->where = DMO_SWAP_ACTIVE_HERE;
+                        return 0;
+                }
+                if (a.same_dev && entries[i].is_file && !files) {
+                        out->where = DMO_SWAP_ACTIVE_MOVED;
+                        memcpy(out->moved_path, entries[i].path, sizeof(out->moved_path));
+                        out->moved_first = a.first;
+                }
+        }
         return 0;
 }

@@ -24,6 +24,8 @@
 #include <sys/types.h>
 
 struct dmo_blockdev;
+struct dmo_swap_target;
+struct stat;
 
 #define DMO_SWAP_MAGIC_LEN 10
 #define DMO_SWAP_PAGE_MIN  4096u
@@ -121,5 +123,32 @@ int dmo_proc_swaps_parse(const char *path, struct dmo_swap_entry *entries, size_
 /* The area hibernation would pick, like systemd: skip zram and deleted files,
  * highest priority, then most free space. -ENOENT if none fits. */
 int dmo_proc_swaps_pick(const struct dmo_swap_entry *entries, size_t n, size_t *index);
+
+/* Whether st (a stat of a device node) is the target's device: a block
+ * device of its number, or, where devices are files (the simulated
+ * kernel), the same file. */
+bool dmo_swap_target_is(const struct dmo_swap_target *t, const struct stat *st, bool files);
+
+/* Whether the kernel will take an image at the target: it writes one only
+ * to an active area starting at exactly that page (SNAPSHOT_SET_SWAP_AREA,
+ * swap_type_of()). Each active area of a /proc/swaps-format file is placed
+ * on its disk (a swap file through FIEMAP, see above). */
+enum dmo_swap_active {
+        DMO_SWAP_ACTIVE_HERE,    /* an active area starts at the target's page */
+        DMO_SWAP_ACTIVE_UNKNOWN, /* cannot tell (no list, an area not placed): the kernel will */
+        DMO_SWAP_ACTIVE_NONE,    /* no active area starts there */
+        DMO_SWAP_ACTIVE_MOVED,   /* none; a swap file on that disk starts at another page */
+};
+
+struct dmo_swap_active_result {
+        enum dmo_swap_active where;
+        char moved_path[256]; /* DMO_SWAP_ACTIVE_MOVED: that swap file */
+        uint64_t moved_first; /* and its first page */
+};
+
+/* Looks through proc_swaps (files: devices are files, as above; a swap
+ * file is then compared as a device). Returns 0 with out->where set. */
+int dmo_swap_active_at(const char *proc_swaps, const struct dmo_swap_target *t, bool files,
+                       struct dmo_swap_active_result *out);
 
 #endif

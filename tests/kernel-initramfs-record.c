@@ -141,6 +141,39 @@ static void loading_checks_the_kernel_and_the_file(void)
         CHECK(dmo_initramfs_record_load(dir, "6.12.38+deb13-amd64", &r) < 0);
 }
 
+static void the_resume_looks_where_its_config_then_the_cmdline_then_resume_say(void)
+{
+        struct dmo_cmdline cl = {0};
+        struct dmo_initramfs_record rec = {0};
+        struct dmo_initramfs_resume place;
+        dmo_initramfs_resume_place("", -1, &cl, &rec, &place);
+        CHECK(place.spec[0] == '\0');
+        CHECK_INT(place.spec_from, ==, DMO_RESUME_FROM_NOWHERE);
+        CHECK_INT(place.offset, ==, 0);
+        CHECK_INT(place.offset_from, ==, DMO_RESUME_FROM_NOWHERE);
+
+        snprintf(rec.resume, sizeof(rec.resume), "UUID=1234-abcd");
+        dmo_initramfs_resume_place("", -1, &cl, &rec, &place);
+        CHECK(strcmp(place.spec, "UUID=1234-abcd") == 0);
+        CHECK_INT(place.spec_from, ==, DMO_RESUME_FROM_INITRAMFS_TOOLS);
+
+        snprintf(cl.resume, sizeof(cl.resume), "/dev/vda2");
+        cl.has_resume_offset = true;
+        cl.resume_offset = 34816;
+        dmo_initramfs_resume_place("", -1, &cl, &rec, &place);
+        CHECK(strcmp(place.spec, "/dev/vda2") == 0);
+        CHECK_INT(place.spec_from, ==, DMO_RESUME_FROM_CMDLINE);
+        CHECK_INT(place.offset, ==, 34816);
+        CHECK_INT(place.offset_from, ==, DMO_RESUME_FROM_CMDLINE);
+
+        dmo_initramfs_resume_place("LABEL=swap", 0, &cl, &rec, &place);
+        CHECK(strcmp(place.spec, "LABEL=swap") == 0);
+        CHECK_INT(place.spec_from, ==, DMO_RESUME_FROM_CONFIG);
+        CHECK_INT(place.offset, ==, 0);
+        CHECK_INT(place.offset_from, ==, DMO_RESUME_FROM_CONFIG);
+}
+
 DMO_TEST_MAIN(T(a_record_as_the_hook_writes_it), T(no_configuration_and_an_empty_resume),
               T(broken_records_are_refused), T(nul_bytes_and_overlong_lines_are_refused),
-              T(paths_name_only_plain_releases), T(loading_checks_the_kernel_and_the_file))
+              T(paths_name_only_plain_releases), T(loading_checks_the_kernel_and_the_file),
+              T(the_resume_looks_where_its_config_then_the_cmdline_then_resume_say))

@@ -5,9 +5,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernel/blockdev.h"
+#include "kernel/snapshot.h"
 #include "kernel/swap_area.h"
 
 static const char *tmp_path(const char *name, char *buf, size_t len)
@@ -258,7 +260,54 @@ static void test_proc_swaps_parse_and_pick(void)
         CHECK_INT(dmo_proc_swaps_parse(p, e, 8, &n), ==, -ENOENT);
 }
 
+/* Devices that are files (the simulated kernel): an area is the target
+ * when it is the same file, and starts at its first page. */
+static void test_an_image_goes_only_to_an_active_area_at_its_page(void)
+{
+        char swaps[512], area[512], other[512], gone[512];
+        tmp_path("active-swaps", swaps, sizeof(swaps));
+        tmp_path("active-area", area, sizeof(area));
+        tmp_path("other-area", other, sizeof(other));
+        tmp_path("gone-area", gone, sizeof(gone));
+        REQUIRE(dmo_test_sh("touch '%s' '%s'", area, other) == 0);
+        FILE *f = fopen(swaps, "w");
+        REQUIRE(f);
+        fprintf(f, "Filename Type Size Used Priority\n%s partition 1024 0 -2\n", area);
+        fprintf(f, "%s\\040(deleted) file 1024 0 -3\n", gone);
+        fclose(f);
+        struct dmo_swap_target t = {.path = area};
+        struct dmo_swap_active_result a;
+        CHECK_INT(dmo_swap_active_at(swaps, &t, true, &a), ==, 0);
+        CHECK_INT(a.where, ==, DMO_SWAP_ACTIVE_HERE);
+        t.header_page = 8; /* a resume_offset= into a partition */
+        dmo_swap_active_at(swaps, &t, true, &a);
+        CHECK_INT(a.where, ==, DMO_SWAP_ACTIVE_NONE);
+        t = (struct dmo_swap_target){.path = other};
+        dmo_swap_active_at(swaps, &t, true, &a);
+        CHECK_INT(a.where, ==, DMO_SWAP_ACTIVE_NONE);
+
+        struct stat st;
+        REQUIRE(stat(area, &st) == 0);
+        t = (struct dmo_swap_target){.path = area};
+        CHECK(dmo_swap_target_is(&t, &st, true));
+        CHECK(!dmo_swap_target_is(&t, &st, false)); /* a real kernel's device is a block device */
+        t.path = other;
+        CHECK(!dmo_swap_target_is(&t, &st, true));
+
+        /* An area that cannot be placed, or no list: the kernel will tell. */
+        f = fopen(swaps, "a");
+        REQUIRE(f);
+        fprintf(f, "%s partition 1024 0 -4\n", gone);
+        fclose(f);
+        dmo_swap_active_at(swaps, &t, true, &a);
+        CHECK_INT(a.where, ==, DMO_SWAP_ACTIVE_UNKNOWN);
+        tmp_path("no-such-swaps", swaps, sizeof(swaps));
+        dmo_swap_active_at(swaps, &t, true, &a);
+        CHECK_INT(a.where, ==, DMO_SWAP_ACTIVE_UNKNOWN);
+}
+
 DMO_TEST_MAIN(T(test_mkswap_4k_header_parses), T(test_mkswap_64k_header_parses),
               T(test_signatures_in_the_magic_slot_are_told_apart),
               T(test_damaged_and_short_headers_are_refused),
-              T(test_swapfile_resume_offset_matches_filefrag), T(test_proc_swaps_parse_and_pick))
+              T(test_swapfile_resume_offset_matches_filefrag), T(test_proc_swaps_parse_and_pick),
+              T(test_an_image_goes_only_to_an_active_area_at_its_page))

@@ -10,8 +10,7 @@ src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/co
 	src/cli/keys.c src/cli/keys_ask.c src/cli/keys_tpm.c src/cli/keys.h src/cli/cmd_keygen.c src/cli/cmd_enroll_tpm.c \
 	src/cli/report.h src/cli/hibernate_report.c src/cli/resume_ui.c \
 	src/cli/cmd_hibernate.c src/cli/cmd_resume.c src/cli/cmd_info.c src/cli/cmd_splash.c \
-	src/cli/cmd_sleep.c src/cli/sleep_conf.c src/cli/sleep_conf.h \
-	src/cli/sth_plan.c src/cli/sth_plan.h \
+	src/cli/cmd_sleep.c src/cli/sleep_report.c \
 	src/cli/hibernate_location.c src/cli/hibernate_location.h \
 	src/cli/efi_location.c src/cli/efi_location.h
 
@@ -60,13 +59,6 @@ TESTS += tests/engine-encryption.test
 tests_engine_encryption_test_SOURCES = tests/engine-encryption.c
 tests_engine_encryption_test_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS) -lutil
 tests/engine-encryption.log: dormouse$(EXEEXT)
-
-# suspend-then-hibernate's rules: sleep.conf, the power supplies, the plan.
-check_PROGRAMS += tests/cli-sleep-plan.test
-TESTS += tests/cli-sleep-plan.test
-tests_cli_sleep_plan_test_SOURCES = tests/cli-sleep-plan.c
-tests_cli_sleep_plan_test_LDADD = tests/libdmotest.a src/cli/libdmo-cli.a src/keys/libdmo-keys.a kernel/libdmo-kernel.a \
-	src/util/libdmo-util.a $(DMO_LIBS)
 
 # The two sleep modes end to end on the simulated kernel.
 TESTS += tests/cli-sleep.sh

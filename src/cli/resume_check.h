@@ -1,33 +1,21 @@
 /* resume_check: before the freeze, whether the image about to be written
  * can come back at the next boot; a hibernation that cannot says so and
- * does not start.
- *
- * Two questions, each refused with a sentence that names what is wrong
- * and what to do:
- * - Is the target an active swap area where it will be written? The kernel
- *   writes an image only to an active area starting at exactly that page
- *   (SNAPSHOT_SET_SWAP_AREA, swap_type_of()); a partition plus a
- *   resume_offset= left over from a swap file made again elsewhere is not
- *   one. /proc/swaps, each swap file mapped through FIEMAP.
- * - Will the initramfs look there, and can it open what it finds? The
- *   record the initramfs hooks leave for the running kernel
- *   (kernel/initramfs_record.h) says whether dormouse is in its initramfs
- *   and which dormouse.conf it holds; with that copy, the kernel command
- *   line and initramfs-tools' RESUME, the device and offset the resume
- *   will read are worked out as `dormouse resume` does, and must be the
- *   target's. In pubkey mode the secret key it holds must be the one here.
- *   Skipped for an initramfs built another way (--no-initramfs-check,
- *   "initramfs check = no").
+ * does not start. The question and its rules are engine/resumable.h's;
+ * this is the CLI's side of it: the options into its parameters, its
+ * verdict into a sentence that names what is wrong and what to do.
  *
  * With the real kernel everything is read from the running system. With
- * the simulated one, where resume devices are files, the first check runs
- * when --sim-proc gives a /proc and the second when --sim-state-dir gives
- * a state directory; nothing is checked otherwise.
+ * the simulated one, where resume devices are files, the swap area is
+ * checked when --sim-proc gives a /proc and the initramfs when
+ * --sim-state-dir gives a state directory; nothing is checked otherwise.
+ * The initramfs is not checked when it is built another way
+ * (--no-initramfs-check, "initramfs check = no").
  *
- * Contract: reads only (/proc, /dev, /sys, the state directory, the
- * configuration and key files), but for HibernateLocation, which
- * dmo_cli_prepare_resume writes; runs before the snapshot device is opened;
- * prints its refusals and notes (it is the CLI's edge); no global state.
+ * Contract: reads only (through engine/resumable.h, and the initramfs's
+ * copy of dormouse.conf through cli/config.h), but for HibernateLocation,
+ * which dmo_cli_prepare_resume writes; runs before the snapshot device is
+ * opened; prints its refusals and notes (it is the CLI's edge); no global
+ * state.
  */
 #ifndef DMO_CLI_RESUME_CHECK_H
 #define DMO_CLI_RESUME_CHECK_H

@@ -36,6 +36,9 @@
  *   area.
  * - The engine knows one snapshot interface: which kernel is behind it
  *   (the real one or a test double) makes no difference here.
+ *
+ * Before a hibernation starts, engine/resumable.h tells whether its image
+ * could come back at the next boot.
  */
 #ifndef DMO_ENGINE_H
 #define DMO_ENGINE_H

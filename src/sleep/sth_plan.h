@@ -18,13 +18,13 @@
  * Times are CLOCK_BOOTTIME microseconds, which count the suspend.
  * Contract: pure functions, no I/O.
  */
-#ifndef DMO_CLI_STH_PLAN_H
-#define DMO_CLI_STH_PLAN_H
+#ifndef DMO_SLEEP_STH_PLAN_H
+#define DMO_SLEEP_STH_PLAN_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli/sleep_conf.h"
+#include "sleep/sleep_conf.h"
 #include "kernel/power_supply.h"
 
 /* systemd's ALARM_ACCURACY_USEC and DEFAULT_HIBERNATE_DELAY_USEC_NO_BATTERY. */

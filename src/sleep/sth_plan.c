@@ -1,5 +1,5 @@
 /* systemd 257's suspend-then-hibernate timing, as pure functions. */
-#include "cli/sth_plan.h"
+#include "sleep/sth_plan.h"
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {

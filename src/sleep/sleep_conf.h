@@ -18,10 +18,13 @@
  * ignored, as they concern the kernel's own path; a key systemd does not
  * know is reported in `problem` and ignored, as systemd does.
  *
- * Contract: no allocation survives; the caller prints the problems.
+ * Contract: reads the files under the root it is given and nothing else; no
+ * allocation survives a call; no global state; never prints and has no
+ * words of its own: the first problem is kept as a kind and its facts (file,
+ * line, key, value), and the caller says it.
  */
-#ifndef DMO_CLI_SLEEP_CONF_H
-#define DMO_CLI_SLEEP_CONF_H
+#ifndef DMO_SLEEP_SLEEP_CONF_H
+#define DMO_SLEEP_SLEEP_CONF_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,6 +37,24 @@ struct dmo_sleep_words {
         char word[DMO_SLEEP_WORDS_MAX][16];
 };
 
+enum dmo_sleep_conf_problem_kind {
+        DMO_SLEEP_CONF_FINE,          /* nothing was wrong */
+        DMO_SLEEP_CONF_NOT_BOOL,      /* KEY=VALUE, VALUE not yes or no */
+        DMO_SLEEP_CONF_NOT_TIMESPAN,  /* KEY=VALUE, VALUE not a time span */
+        DMO_SLEEP_CONF_UNKNOWN_KEY,   /* KEY (VALUE) not one of systemd's */
+        DMO_SLEEP_CONF_NOT_KEY_VALUE, /* the line (in value) is not KEY=VALUE */
+};
+
+/* The first thing that was wrong, e.g. /etc/systemd/sleep.conf, line 3,
+ * HibernateDelaySec=soon, not a time span. Each text is cut to fit. */
+struct dmo_sleep_conf_problem {
+        enum dmo_sleep_conf_problem_kind kind;
+        char file[256]; /* as named to the parser, without the root */
+        unsigned line;  /* from 1 */
+        char key[256];
+        char value[256];
+};
+
 struct dmo_sleep_conf {
         uint64_t hibernate_delay_us;    /* DMO_USEC_INFINITY: not set */
         uint64_t suspend_estimation_us; /* how often a battery is looked at */
@@ -41,9 +62,7 @@ struct dmo_sleep_conf {
         struct dmo_sleep_words suspend_state;     /* written to /sys/power/state */
         struct dmo_sleep_words memory_sleep_mode; /* written to /sys/power/mem_sleep */
         bool allow_suspend, allow_hibernation, allow_suspend_then_hibernate, allow_hybrid_sleep;
-        /* The first thing that was wrong, e.g. "/etc/systemd/sleep.conf:3:
-         * HibernateDelaySec=soon is not a time span"; empty when none. */
-        char problem[256];
+        struct dmo_sleep_conf_problem problem; /* kind DMO_SLEEP_CONF_FINE: none */
 };
 
 /* systemd's defaults. */
@@ -51,7 +70,7 @@ void dmo_sleep_conf_defaults(struct dmo_sleep_conf *c);
 
 /* Reads the files under root ("" for the system's). Missing files are not
  * an error. Returns 0 (or -ENOMEM); a bad line leaves its key at the value
- * before it and is described in c->problem. */
+ * before it and is kept in c->problem (the first one only). */
 int dmo_sleep_conf_load(const char *root, struct dmo_sleep_conf *c);
 
 /* One file's lines into c (the loader's step; the tests feed text). */

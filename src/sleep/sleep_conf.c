@@ -1,17 +1,14 @@
 /* systemd's sleep.conf: the files in systemd's order, the keys
  * suspend-then-hibernate and hybrid sleep need. Hand-written: libsystemd
  * exports no parser for systemd's own configuration files. */
-#include "cli/sleep_conf.h"
+#include "sleep/sleep_conf.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "util/i18n.h"
 
 #define USEC_PER_SEC UINT64_C(1000000)
 
@@ -188,20 +185,18 @@ static int parse_bool(const char *v)
         return -1;
 }
 
-/* Keeps the first problem: "FILE:LINE: what". */
-static void problem(struct dmo_sleep_conf *c, const char *name, unsigned line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void problem(struct dmo_sleep_conf *c, const char *name, unsigned line, const char *fmt, ...)
+/* Keeps the first problem, its texts cut to fit. */
+static void problem(struct dmo_sleep_conf *c, enum dmo_sleep_conf_problem_kind kind,
+                    const char *name, unsigned line, const char *key, const char *value)
 {
-        if (c->problem[0])
+        struct dmo_sleep_conf_problem *p = &c->problem;
+        if (p->kind != DMO_SLEEP_CONF_FINE)
                 return;
-        int n = snprintf(c->problem, sizeof(c->problem), "%s:%u: ", name, line);
-        if (n < 0 || (size_t)n >= sizeof(c->problem))
-                return;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->problem + n, sizeof(c->problem) - (size_t)n, fmt, ap);
-        va_end(ap);
+        p->kind = kind;
+        p->line = line;
+        snprintf(p->file, sizeof(p->file), "%s", name);
+        snprintf(p->key, sizeof(p->key), "%s", key);
+        snprintf(p->value, sizeof(p->value), "%s", value);
 }
 
 /* Keys of systemd's [Sleep] that concern only its own path (or are gone):
@@ -226,7 +221,7 @@ static void apply(struct dmo_sleep_conf *c, struct allow_settings *allow, const 
         if (allow_slot || strcmp(key, "HibernateOnACPower") == 0) {
                 b = parse_bool(value);
                 if (b < 0) {
-                        problem(c, name, line, _("%s=%s is not yes or no; ignored"), key, value);
+                        problem(c, DMO_SLEEP_CONF_NOT_BOOL, name, line, key, value);
                         return;
                 }
                 if (allow_slot)
@@ -239,7 +234,7 @@ static void apply(struct dmo_sleep_conf *c, struct allow_settings *allow, const 
                         us = strcmp(key, "HibernateDelaySec") == 0 ? DMO_USEC_INFINITY
                                                                    : 3600 * USEC_PER_SEC;
                 } else if (dmo_parse_timespan(value, &us) < 0 || us == 0) {
-                        problem(c, name, line, _("%s=%s is not a time span; ignored"), key, value);
+                        problem(c, DMO_SLEEP_CONF_NOT_TIMESPAN, name, line, key, value);
                         return;
                 }
                 if (strcmp(key, "HibernateDelaySec") == 0)
@@ -254,7 +249,7 @@ static void apply(struct dmo_sleep_conf *c, struct allow_settings *allow, const 
                 for (size_t i = 0; i < sizeof(other_keys) / sizeof(other_keys[0]); i++)
                         if (strcmp(key, other_keys[i]) == 0)
                                 return;
-                problem(c, name, line, _("unknown key %s (value \"%s\"); ignored"), key, value);
+                problem(c, DMO_SLEEP_CONF_UNKNOWN_KEY, name, line, key, value);
         }
 }
 
@@ -292,7 +287,7 @@ static void parse_into(const char *name, const char *text, struct dmo_sleep_conf
                         continue;
                 char *eq = strchr(l, '=');
                 if (!eq) {
-                        problem(c, name, line_no, _("\"%s\" is not KEY=VALUE; ignored"), l);
+                        problem(c, DMO_SLEEP_CONF_NOT_KEY_VALUE, name, line_no, "", l);
                         continue;
                 }
                 *eq = '\0';

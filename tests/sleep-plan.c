@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/sleep_conf.h"
-#include "cli/sth_plan.h"
+#include "sleep/sleep_conf.h"
+#include "sleep/sth_plan.h"
 #include "kernel/power_supply.h"
 
 #define S    UINT64_C(1000000)
@@ -59,7 +59,7 @@ static void test_defaults_are_systemds(void)
         CHECK(strcmp(c.suspend_state.word[2], "freeze") == 0);
         CHECK_INT(c.memory_sleep_mode.n, ==, 0);
         CHECK(c.allow_suspend_then_hibernate && c.allow_hybrid_sleep);
-        CHECK_INT(c.problem[0], ==, 0);
+        CHECK_INT(c.problem.kind, ==, DMO_SLEEP_CONF_FINE);
 }
 
 static void test_keys_outside_sleep_and_comments_do_not_count(void)
@@ -79,7 +79,7 @@ static void test_keys_outside_sleep_and_comments_do_not_count(void)
         CHECK(strcmp(c.suspend_state.word[0], "freeze") == 0);
         CHECK_INT(c.memory_sleep_mode.n, ==, 2);
         CHECK(strcmp(c.memory_sleep_mode.word[1], "s2idle") == 0);
-        CHECK_INT(c.problem[0], ==, 0);
+        CHECK_INT(c.problem.kind, ==, DMO_SLEEP_CONF_FINE);
 }
 
 static void test_bad_lines_are_named_and_ignored(void)
@@ -89,22 +89,37 @@ static void test_bad_lines_are_named_and_ignored(void)
         dmo_sleep_conf_parse("/etc/systemd/sleep.conf",
                              "[Sleep]\nHibernateDelaySec=10min\nHibernateDelaySec=soon\n", &c);
         CHECK_INT(c.hibernate_delay_us, ==, 10 * MIN);
-        CHECK_STR_CONTAINS(c.problem, "/etc/systemd/sleep.conf:3:");
-        CHECK_STR_CONTAINS(c.problem, "HibernateDelaySec=soon");
+        CHECK_INT(c.problem.kind, ==, DMO_SLEEP_CONF_NOT_TIMESPAN);
+        CHECK(strcmp(c.problem.file, "/etc/systemd/sleep.conf") == 0);
+        CHECK_INT(c.problem.line, ==, 3);
+        CHECK(strcmp(c.problem.key, "HibernateDelaySec") == 0);
+        CHECK(strcmp(c.problem.value, "soon") == 0);
 
         dmo_sleep_conf_defaults(&c);
         dmo_sleep_conf_parse("x", "[Sleep]\nHibernateOnACPower=sometimes\n", &c);
         CHECK(c.hibernate_on_ac_power);
-        CHECK_STR_CONTAINS(c.problem, "x:2: HibernateOnACPower=sometimes");
+        CHECK_INT(c.problem.kind, ==, DMO_SLEEP_CONF_NOT_BOOL);
+        CHECK(strcmp(c.problem.file, "x") == 0);
+        CHECK_INT(c.problem.line, ==, 2);
+        CHECK(strcmp(c.problem.key, "HibernateOnACPower") == 0);
+        CHECK(strcmp(c.problem.value, "sometimes") == 0);
 
         dmo_sleep_conf_defaults(&c);
         dmo_sleep_conf_parse("x", "[Sleep]\nHibernateDelay=1h\njunk\n", &c);
-        CHECK_STR_CONTAINS(c.problem, "unknown key HibernateDelay");
+        CHECK_INT(c.problem.kind, ==, DMO_SLEEP_CONF_UNKNOWN_KEY); /* the first one only */
+        CHECK(strcmp(c.problem.key, "HibernateDelay") == 0);
+        CHECK(strcmp(c.problem.value, "1h") == 0);
+
+        dmo_sleep_conf_defaults(&c);
+        dmo_sleep_conf_parse("x", "[Sleep]\n  junk  \n", &c);
+        CHECK_INT(c.problem.kind, ==, DMO_SLEEP_CONF_NOT_KEY_VALUE);
+        CHECK_INT(c.problem.line, ==, 2);
+        CHECK(strcmp(c.problem.value, "junk") == 0);
 
         /* Keys of the kernel's own path are known and ignored silently. */
         dmo_sleep_conf_defaults(&c);
         dmo_sleep_conf_parse("x", "[Sleep]\nHibernateMode=platform shutdown\n", &c);
-        CHECK_INT(c.problem[0], ==, 0);
+        CHECK_INT(c.problem.kind, ==, DMO_SLEEP_CONF_FINE);
 }
 
 static void test_allow_keys_follow_suspend_and_hibernation(void)
