@@ -173,7 +173,13 @@ check-vm: dormouse$(EXEEXT)
 check-vm-bookworm: dormouse$(EXEEXT)
 	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/run.py --suite bookworm --dormouse $(abs_top_builddir)/dormouse
-.PHONY: check-vm check-vm-bookworm
+# check-vm-soak: issue 27's soak at its length, 100 hibernations of one
+# guest in a row (check-vm runs 5); the figures go into doc/benchmarks.md.
+check-vm-soak: dormouse$(EXEEXT)
+	$(top_srcdir)/tools/install-deps --if-missing
+	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse --scenario soak \
+		--soak-cycles $${SOAK_CYCLES:-100}
+.PHONY: check-vm check-vm-bookworm check-vm-soak
 # Its phase table's parser, on serial logs captured from a run (no QEMU).
 TESTS += tests/vm/phases-test.py
 

@@ -163,12 +163,56 @@ dormouse_resume() {
 	delay=$(arg vmdelay 0)
 	set -- resume --resume-device /dev/vda --splash=$(arg vmsplash kms)
 	[ "$delay" != 0 ] && set -- "$@" --debug-step-delay "$delay"
+	# vmkey=PASS: the passphrase of an encrypted image from a key file,
+	# nothing typed (the soak's encrypted cycles)
+	key=$(arg vmkey "")
+	if [ -n "$key" ]; then
+		(umask 077 && echo "$key" >/run/dmo.key)
+		set -- "$@" --key-file /run/dmo.key
+	fi
 	say "DORMOUSE resume start: dormouse $*"
 	dormouse "$@"
 	rc=$?
 	# Only reached when nothing was restored.
 	say "DORMOUSE resume rc=$rc"
 	after_swap_checks
+}
+
+# vmtest=dm-soak (issue 27): the workload starts once, then every cycle
+# hibernates it with the cycle's mode (vmsoakmodes=, a comma list taken in
+# turn: COMPRESSION or COMPRESSION+passphrase) and powers off; the host
+# boots the guest again with vmtest=dm-resume, which restores this loop.
+# The restored system checks the workload, the swap area (its signature,
+# then swapoff and swapon: plain, usable swap) and the kernel's file table,
+# and hibernates again. vmcycles= cycles, then it powers off.
+soak() {
+	cycles=$(arg vmcycles 5)
+	modes=$(arg vmsoakmodes lz4)
+	nmodes=$(echo "$modes" | tr ',' '\n' | wc -l)
+	key=$(arg vmsoakkey soak-passphrase)
+	(umask 077 && echo "$key" >/run/dmo.key)
+	start_workload
+	# Not i: check_workload and start_workload count with it.
+	cycle=1
+	while [ "$cycle" -le "$cycles" ]; do
+		m=$(echo "$modes" | tr ',' '\n' | sed -n "$(((cycle - 1) % nmodes + 1))p")
+		set -- hibernate --resume-device /dev/vda --no-initramfs-check --splash=kms \
+			--shutdown platform --compress "${m%%+*}"
+		[ "${m#*+}" = passphrase ] && set -- "$@" --encrypt passphrase --key-file /run/dmo.key
+		say "SOAK cycle $cycle start mode=$m: dormouse $*"
+		# DORMOUSE_DEBUG_TIMING: the memory line at the end of the data
+		# phase (peak resident), on the serial console before the power-off.
+		DORMOUSE_DEBUG_TIMING=1 dormouse "$@" </dev/tty1
+		rc=$?
+		say "SOAK cycle $cycle rc=$rc token=$(cat /tmp/token 2>/dev/null)"
+		[ "$rc" = 0 ] || break
+		check_workload
+		sig=$(signature)
+		swapoff /dev/vda && swapon /dev/vda && usable=yes || usable=no
+		say "SOAK cycle $cycle restored sig=$sig swapon=$usable files=$(cut -f1 /proc/sys/fs/file-nr)"
+		cycle=$((cycle + 1))
+	done
+	say "SOAK done cycles=$((cycle - 1))"
 }
 
 # dormouse hybrid-sleep or suspend-then-hibernate (vmsleep=): the image
@@ -307,6 +351,9 @@ dm-hibernate)
 	;;
 dm-resume)
 	dormouse_resume
+	;;
+dm-soak)
+	soak
 	;;
 dm-hibernate-auto)
 	start_workload

@@ -2747,6 +2747,139 @@ def scenario_no_resume_arg(h):
             f"{t_alive - vm2.start_t:.1f} s (workload intact), the variable gone afterwards")
 
 
+
+# Issue 27's soak: one guest hibernated and resumed again and again, each
+# restored session hibernating the next time with no cold boot between,
+# the modes taken in turn (init.sh soak: COMPRESSION or
+# COMPRESSION+passphrase; the passphrase from a key file at both ends).
+SOAK_MODES = ("lz4", "zstd+passphrase", "none", "lz4+passphrase", "zstd")
+SOAK_KEY = "soak-passphrase"
+# What a leak would make grow, and by how much it may move without one:
+# the kernel's open files (file-nr, read by a shell that has a few of its
+# own open) and dormouse's peak resident memory, a fresh process each cycle.
+SOAK_FILES_SLACK = 8
+SOAK_PEAK_SLACK_KIB = 2048
+# The image of the same mode in the last third of the cycles against the
+# first (means): the workload is the same, so is the system around it.
+SOAK_IMAGE_GROWTH = 0.05
+
+
+def soak_trend(rows, key):
+    """(first third's mean, last third's mean) of rows[key]: the same row
+    twice for fewer than three."""
+    k = max(1, len(rows) // 3)
+    first, last = [r[key] for r in rows[:k]], [r[key] for r in rows[-k:]]
+    return sum(first) / len(first), sum(last) / len(last)
+
+
+def soak_hibernation(h, vm, i, disk):
+    """Cycle i's hibernation in vm, up to its power-off: its figures."""
+    mode = SOAK_MODES[(i - 1) % len(SOAK_MODES)]
+    _, t_start, _ = expect(vm, rf"VMTEST: SOAK cycle {i} start mode={re.escape(mode)}:",
+                           f"cycle {i}'s hibernation ({mode})", 120)
+    t_off = expect_exit(vm, f"power-off of cycle {i}'s hibernation")
+    rc = vm.find_all(rf"VMTEST: SOAK cycle {i} rc=(\d+)")
+    if rc:
+        raise Failure(f"{vm.name}: cycle {i} ({mode}): dormouse hibernate returned "
+                      f"rc={rc[-1][2].group(1)} without powering off:\n{vm.tail()}")
+    peak = vm.find_all(r"peak resident (\d+) KiB \(VmHWM\)")
+    info = h.dormouse_info(disk) or {}
+    hdr = info.get("header") or {}
+    if info.get("status") != "image":
+        raise Failure(f"cycle {i} ({mode}): no image on the swap disk after the power-off "
+                      f"(dormouse info: {info.get('status')})")
+    if bool(hdr.get("encrypted")) != ("+passphrase" in mode):
+        raise Failure(f"cycle {i} ({mode}): the image's encrypted flag is {hdr.get('encrypted')}")
+    return {"hibernate_s": t_off - t_start, "pages": hdr.get("image_pages") or 0,
+            "stored_kib": (hdr.get("stored_bytes") or 0) // 1024,
+            "peak_kib": int(peak[-1][2].group(1)) if peak else 0}
+
+
+def scenario_soak(h):
+    """Issue 27: h.args.soak_cycles hibernations of one guest, each resume
+    restoring the workload intact (checksum, token, a counter that goes on)
+    and leaving plain swap (SWAPSPACE2, swapoff and swapon work), the modes
+    taken in turn. Per cycle: hibernate and resume times, the image's pages
+    and stored size, dormouse's peak resident memory, the kernel's open
+    files. Fails on a cycle that does not come back, on swap left unusable,
+    and on growth: more open files or more of dormouse's memory (per mode)
+    than the first cycles had. Times and sizes are reported, not checked:
+    their trend is in the summary."""
+    h.need_dormouse()
+    cycles = h.args.soak_cycles
+    disk = h.new_disk("soak")
+    append = f"vmcycles={cycles} vmsoakmodes={','.join(SOAK_MODES)} vmsoakkey={SOAK_KEY}"
+    rows = []
+    counter = 0
+    with VM(h, "soak-0", "dm-soak", disk, append) as vm:
+        checksum, token = boot1_workload(vm)
+        hib = soak_hibernation(h, vm, 1, disk)
+    for i in range(1, cycles + 1):
+        mode = SOAK_MODES[(i - 1) % len(SOAK_MODES)]
+        with VM(h, f"soak-{i}", "dm-resume", disk, f"vmkey={SOAK_KEY}" if "+" in mode else "") as vm:
+            idx, t_cmd, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
+            hit = vm.wait_for(rf"VMTEST: SOAK cycle {i} rc=(\d+)|VMTEST: DORMOUSE resume rc=(\d+)",
+                              120, idx)
+            if hit is None or hit[2].group(1) != "0":
+                raise Failure(f"{vm.name}: cycle {i} ({mode}) was not restored "
+                              f"({hit[2].group(0) if hit else 'nothing'}); serial log "
+                              f"{vm.logpath}:\n{vm.tail(25)}")
+            t_back = hit[1]
+            m = check_restored_workload(vm, checksum, token, counter, idx)
+            counter = int(m.group(4))
+            _, _, r = expect(vm, rf"VMTEST: SOAK cycle {i} restored sig=(\S+) swapon=(\w+) "
+                                 r"files=(\d+)", f"cycle {i}'s checks after the resume", 60, idx)
+            if r.group(1) != "SWAPSPACE2" or r.group(2) != "yes":
+                raise Failure(f"{vm.name}: after cycle {i}'s resume the swap area is not plain, "
+                              f"usable swap: signature {r.group(1)}, swapon {r.group(2)}")
+            rows.append(dict(hib, cycle=i, mode=mode, resume_s=t_back - vm.start_t,
+                             resume_cmd_s=t_back - t_cmd, files=int(r.group(3))))
+            log("soak cycle {cycle:3} {mode:16} hibernate {hibernate_s:6.2f} s, resume "
+                "{resume_s:6.2f} s ({resume_cmd_s:5.2f} s from the command), {pages} pages "
+                "stored as {stored_kib} KiB, dormouse peak {peak_kib} KiB, "
+                "{files} files open".format(**rows[-1]))
+            if i < cycles:
+                hib = soak_hibernation(h, vm, i + 1, disk)
+            else:
+                expect(vm, rf"VMTEST: SOAK done cycles={cycles}", "the soak's end", 60, idx)
+                expect_exit(vm, "power-off after the last cycle")
+    problems = []
+    files0 = max(r["files"] for r in rows[:max(1, len(rows) // 3)])
+    if max(r["files"] for r in rows) > files0 + SOAK_FILES_SLACK:
+        problems.append(f"open files grew: {[r['files'] for r in rows]}")
+    if any(r["peak_kib"] == 0 for r in rows):
+        problems.append("a cycle printed no peak memory (DORMOUSE_DEBUG_TIMING's line)")
+    for mode in SOAK_MODES:
+        peaks = [r["peak_kib"] for r in rows if r["mode"] == mode]
+        if peaks and max(peaks) > peaks[0] + SOAK_PEAK_SLACK_KIB:
+            problems.append(f"dormouse's peak memory grew in mode {mode}: {peaks} KiB")
+    # The trend per mode: the modes differ more from each other than a cycle
+    # from the next.
+    per_mode = []
+    figures = {"cycles": len(rows), "rows": {"list": rows}}
+    for mode in SOAK_MODES:
+        mine = [r for r in rows if r["mode"] == mode]
+        if not mine:
+            continue
+        t = {k: soak_trend(mine, k) for k in ("hibernate_s", "resume_s", "pages", "peak_kib",
+                                              "files")}
+        figures[mode] = {k: list(v) for k, v in t.items()}
+        if t["pages"][1] > t["pages"][0] * (1 + SOAK_IMAGE_GROWTH):
+            problems.append(f"the image grew in mode {mode}: {t['pages'][0]:.0f} pages in the "
+                            f"first third, {t['pages'][1]:.0f} in the last")
+        per_mode.append(f"{mode} ×{len(mine)}: hibernate {t['hibernate_s'][0]:.2f}→"
+                        f"{t['hibernate_s'][1]:.2f} s, resume {t['resume_s'][0]:.2f}→"
+                        f"{t['resume_s'][1]:.2f} s, image {t['pages'][0]:.0f}→{t['pages'][1]:.0f} "
+                        f"pages, peak {t['peak_kib'][0]:.0f}→{t['peak_kib'][1]:.0f} KiB")
+    h.figures["soak"] = figures
+    summary = (f"{len(rows)} cycles, every one restored with the workload intact and plain swap, "
+               f"open files {rows[0]['files']}→{rows[-1]['files']}; first third → last third "
+               f"of each mode: " + "; ".join(per_mode))
+    if problems:
+        raise Failure("; ".join(problems) + "\n" + summary)
+    return summary
+
+
 SCENARIOS = [
     ("kernel-baseline", scenario_kernel_baseline),
     ("kernel-lz4", scenario_kernel_lz4),
@@ -2775,13 +2908,15 @@ SCENARIOS = [
     ("no-resume-arg", scenario_no_resume_arg),
     ("lockdown", scenario_lockdown),
     ("stale-offset", scenario_stale_offset),
+    ("soak", scenario_soak),
 ]
 
 
 # Scenarios left out of the default set (make check-vm, CI); --all or
 # --scenario runs them.
 # eta-slow-disk: issue 35's time left on a throttled disk, run on its own
-# (`--scenario eta-slow-disk`) while its hibernate half is looked into.
+# (`--scenario eta-slow-disk`): its hibernate half is -46 to -48 % against a
+# bound of 50 % (doc/themes.md says why), too near it for CI.
 NOT_IN_DEFAULT = {"io-levers", "eta-slow-disk"}
 
 
@@ -2910,6 +3045,8 @@ def main():
     ap.add_argument("--boot", choices=["pvh", "bzimage"], default="pvh",
                     help="boot the extracted ELF vmlinux (PVH, default: faster) or the bzImage")
     ap.add_argument("--accel", choices=["auto", "tcg", "kvm"], default="auto")
+    ap.add_argument("--soak-cycles", type=int, default=5,
+                    help="hibernations in the soak scenario (make check-vm-soak: 100)")
     ap.add_argument("--suite", choices=SUITES, default=DEFAULT_SUITE,
                     help="the Debian release whose current kernel boots (default: $DMO_VM_SUITE "
                          "or trixie)")
