@@ -179,9 +179,17 @@ check-vm-soak: dormouse$(EXEEXT)
 	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse --scenario soak \
 		--soak-cycles $${SOAK_CYCLES:-100}
-.PHONY: check-vm check-vm-bookworm check-vm-soak
+# check-vm-power-cuts: issue 27's power cuts at their length, 40 cuts across
+# a hibernation's writes and 20 during a resume (check-vm draws 10 and 5).
+check-vm-power-cuts: dormouse$(EXEEXT)
+	$(top_srcdir)/tools/install-deps --if-missing
+	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse \
+		--scenario power-cut --scenario power-cut-resume --power-cuts $${POWER_CUTS:-40}
+.PHONY: check-vm check-vm-bookworm check-vm-soak check-vm-power-cuts
 # Its phase table's parser, on serial logs captured from a run (no QEMU).
 TESTS += tests/vm/phases-test.py
+# The power cuts' write log (tests/vm/writelog.py), on logs made by the test.
+TESTS += tests/vm/writelog-test.py
 
 # The desktop scenarios (issue 8): a Debian 13 guest with systemd, logind and
 # Weston (VM_DESKTOP_FLAGS='--suite bookworm': Debian 12), hibernated from

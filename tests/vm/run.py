@@ -34,6 +34,7 @@ from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import phases  # noqa: E402  (the phase table; tests/vm/phases-test.py checks it)
+import writelog  # noqa: E402  (power cuts; tests/vm/writelog-test.py checks it)
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -64,11 +65,21 @@ CPUS = os.environ.get("DMO_VM_CPUS", "1")
 DISK = os.environ.get("DMO_VM_DISK", "plain")
 
 
-def disk_args(path, bps=None):
+def disk_args(path, bps=None, write_log=None):
     """The swap disk: virtio-blk on QEMU's main loop ("plain"), or with its
     own I/O thread ("iothread", requests handled outside the big lock).
     bps: QEMU throttles the disk to that many bytes a second, reads and
-    writes together (a slow disk)."""
+    writes together (a slow disk). write_log: every write and flush the
+    guest makes is also logged to that file by QEMU's blklogwrites driver
+    (tests/vm/writelog.py reads it); the disk has a write cache, so the
+    guest's flushes are in the log."""
+    if write_log:
+        return ["-blockdev", f"driver=file,filename={path},node-name=swapbase0,cache.no-flush=on",
+                "-blockdev", f"driver=file,filename={write_log},node-name=swaplog0,"
+                "cache.no-flush=on",
+                "-blockdev", "driver=blklogwrites,node-name=swap0,file=swapbase0,log=swaplog0,"
+                "log-sector-size=512,log-super-update-interval=1",
+                "-device", "virtio-blk-pci,drive=swap0,write-cache=on"]
     limit = f",throttling.bps-total={bps}" if bps else ""
     if DISK == "iothread":
         return ["-object", "iothread,id=io0",
@@ -816,8 +827,9 @@ class VM:
     """One boot. Serial lines are timestamped on the host clock as they arrive."""
 
     def __init__(self, h, name, vmtest, disk, extra_append="", firmware=None, cpus=None,
-                 bzimage=False, efi_vars=None, disk_bps=None, devices=()):
+                 bzimage=False, efi_vars=None, disk_bps=None, devices=(), write_log=None):
         self.h = h
+        self.write_log = write_log  # disk_args
         self.devices = list(devices)  # more QEMU arguments (SwTpm.qemu_args)
         self.disk_bps = disk_bps  # the swap disk throttled (disk_args)
         # OVMF with its variables in this file (pflash): they persist from
@@ -857,7 +869,7 @@ class VM:
                               self.efi_vars else self.h.boot_kernel),
                "-initrd", str(self.h.initrd),
                "-append", self.append,
-               *disk_args(self.disk, self.disk_bps), *self.devices,
+               *disk_args(self.disk, self.disk_bps, self.write_log), *self.devices,
                "-vga", "std", "-display", "none", "-nic", "none",
                "-serial", "stdio", "-monitor", f"unix:{self.sock},server,nowait"]
         self.errlog = open(self.h.work / f"qemu-{self.name}.stderr", "wb")
@@ -933,7 +945,7 @@ class VM:
         end = self.deadline if timeout is None else min(self.deadline, time.monotonic() + timeout)
         with self.cond:
             while self.exit_t is None and time.monotonic() < end:
-                self.cond.wait(0.5)
+                self.cond.wait(min(0.5, max(0.0, end - time.monotonic())))
             return self.exit_t
 
     def hmp(self, command, timeout=15.0):
@@ -1284,13 +1296,13 @@ def eta_ok(err):
 
 
 def dormouse_boot1(h, name, disk, extra_append="", screenshots=None, abort_after=None,
-                   cpus=None, disk_bps=None, devices=(), efi_vars=None):
+                   cpus=None, disk_bps=None, devices=(), efi_vars=None, write_log=None):
     """Boot 1 with dormouse hibernating. Returns a dict of what happened.
 
     abort_after: press Esc once the bar's fill reaches this fraction."""
     res = {"shots": []}
     with VM(h, name, "dm-hibernate", disk, extra_append, cpus=cpus, disk_bps=disk_bps,
-            devices=devices, efi_vars=efi_vars) as vm:
+            devices=devices, efi_vars=efi_vars, write_log=write_log) as vm:
         res["vm"] = vm
         res["checksum"], res["token"] = boot1_workload(vm)
         idx, t_start, _ = expect(vm, r"VMTEST: DORMOUSE hibernate start", "dormouse hibernate", 30)
@@ -2880,6 +2892,198 @@ def scenario_soak(h):
     return summary
 
 
+
+# Issue 27's power cuts. The hibernation's every write and flush is logged
+# by QEMU (writelog.py); each cut point is a disk as a power cut there
+# could leave it (what the last flush covered, any subset of what came
+# after, the last write maybe torn), booted to resume.
+SWAP_MAGIC = b"SWAPSPACE2"
+
+
+def signature_of(path):
+    with open(path, "rb") as f:
+        f.seek(4086)
+        return f.read(10)
+
+
+def sparse_disk(path, size=DISK_SIZE):
+    with open(path, "wb") as f:
+        f.truncate(size)
+    return path
+
+
+def boot_cut_state(h, name, state, res):
+    """Boots the disk `state` to resume. Returns ("restored", None) when the
+    workload came back intact (a wrong one fails), ("fresh", rc) when
+    dormouse resume gave up and left plain, usable swap (anything else
+    fails)."""
+    with VM(h, name, "dm-resume", state) as vm:
+        idx, _, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
+        hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 120, idx)
+        if hit is None:
+            raise Failure(f"{vm.name}: neither a restore nor dormouse resume's status; serial log "
+                          f"{vm.logpath}:\n{vm.tail(25)}")
+        if hit[2].group(1) is None:
+            expect(vm, r"VMTEST: DORMOUSE hibernate rc=0", "the hibernate exiting 0", 60, idx)
+            check_restored_workload(vm, res["checksum"], res["token"], res["counter"], idx)
+            expect_exit(vm, "power-off after the check")
+            return "restored", None
+        rc = int(hit[2].group(1))
+        _, _, sig = expect(vm, r"VMTEST: SIG (\S+)", "the signature after the resume", 30, hit[0])
+        _, _, on = expect(vm, r"VMTEST: SWAPON (\w+)", "swapon after the resume", 60, hit[0])
+        if sig.group(1) != "SWAPSPACE2" or on.group(1) != "ok":
+            raise Failure(f"{vm.name}: dormouse resume exited {rc} and left signature "
+                          f"{sig.group(1)}, swapon {on.group(1)}: not plain, usable swap")
+        expect_exit(vm, "power-off")
+        return "fresh", rc
+
+
+def scenario_power_cut(h):
+    """Issue 27: h.args.power_cuts cuts (and always: after everything, and
+    on either side of the signature's write) across dormouse's writes of
+    one hibernation, each booted. The image must come back whole when the
+    cut left dormouse's signature on the disk and the guest must boot fresh
+    with plain, usable swap when it did not: never a wrong restore, never a
+    resume of a half-written image, never a session lost while its
+    signature was there."""
+    h.need_dormouse()
+    disk, log_path = h.new_disk("cut"), sparse_disk(h.work / "cut.log", 2 * DISK_SIZE)
+    res = dormouse_boot1(h, "cut-1", disk, write_log=log_path)
+    require_powered_off(res)
+    wl = writelog.WriteLog(log_path)
+    writes = [e for e in wl.entries if not e.is_flush]
+    # The log must be the disk: replayed onto an empty one it gives what QEMU left.
+    replay = sparse_disk(h.work / "cut-replay.img")
+    wl.apply([(e, e.sectors) for e in writes], replay)
+    if not filecmp_whole(replay, disk):
+        raise Failure("the write log replayed does not give the disk QEMU left: the harness "
+                      "cannot cut at points of it")
+    replay.unlink()
+    # dormouse's writes: after init.sh's mkswap, which writes page 0 only.
+    first = next((e.index for e in writes if e.sector >= 8), None)
+    sig = [e.index for e in writes if e.sector * wl.sector_size <= 4086
+           < (e.sector + e.sectors) * wl.sector_size]
+    if first is None or not sig:
+        raise Failure(f"no image writes or no signature write in the log ({len(wl.entries)} "
+                      f"entries)")
+    last_sig = sig[-1]
+    n = len(wl.entries)
+    log(f"write log: {n} entries, {len(writes)} writes, "
+                f"{n - len(writes)} flushes; dormouse's from entry {first}, "
+                f"signature written at entry {last_sig}")
+    rng = writelog.make_rng(h.args.power_cut_seed)
+    cuts = writelog.pick_cuts(first, n, h.args.power_cuts, rng,
+                              always=(n, last_sig, last_sig + 1))
+    table, problems = [], []
+    for k, cut in enumerate(cuts, 1):
+        kept, desc = wl.crash_writes(cut, rng)
+        state = sparse_disk(h.work / "cut-state.img")
+        wl.apply(kept, state)
+        has_sig = signature_of(state) != SWAP_MAGIC and any(e.index == last_sig for e, _ in kept)
+        outcome, rc = boot_cut_state(h, f"cut-{k + 1}", state, res)
+        state.unlink()
+        row = (cut, desc, "signature" if has_sig else "no signature", outcome, rc)
+        table.append(row)
+        log(f"power cut {k:2}/{len(cuts)}: {desc}; {row[2]} -> {outcome}"
+            + (f" (dormouse resume exit {rc})" if rc is not None else ""))
+        if has_sig and outcome != "restored":
+            problems.append(f"cut {cut}: the signature was on the disk but the session was not "
+                            f"restored (exit {rc}): {desc}")
+        if not has_sig and outcome == "restored":
+            problems.append(f"cut {cut}: restored without the signature: {desc}")
+    counts = {}
+    for _, _, s, o, rc in table:
+        key = f"{s} -> {o}" + (f" (exit {rc})" if rc is not None else "")
+        counts[key] = counts.get(key, 0) + 1
+    h.figures["power-cut"] = {"cuts": len(table), "entries": n, "seed": h.args.power_cut_seed,
+                              **counts}
+    summary = (f"{len(table)} cuts (seed {h.args.power_cut_seed}) over {n} logged requests: "
+               + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+               + "; no wrong restore, swap plain and usable after every fresh boot")
+    if problems:
+        raise Failure("; ".join(problems) + "\n" + summary)
+    return summary
+
+
+
+# Where a resume was when its power went: the last of these its serial
+# console showed (the restored system's workload ticks last).
+RESUME_STAGES = (("before the image", r"VMTEST: DORMOUSE resume start"),
+                 ("checking", r"Checking the image"),
+                 ("reading", r"Restoring memory"),
+                 ("restoring", r"Starting the saved system"),
+                 ("restored system running", r"^TICK \d+"))
+
+
+def resume_stage(vm, since):
+    with vm.cond:
+        lines = list(vm.lines[since:])
+    stage = RESUME_STAGES[0][0]
+    for _, text in lines:
+        for name, rx in RESUME_STAGES[1:]:
+            if re.search(rx, text):
+                stage = name
+    return stage
+
+
+def scenario_power_cut_resume(h):
+    """Issue 27: the power cut during a resume, h.args.power_cuts // 2 times
+    (at least 3) at random moments from the resume's start to a second
+    after its restored system ticked, each on a fresh copy of the same
+    image; then the disk booted again. The next boot restores the session
+    or boots fresh with plain, usable swap; it must never restore a
+    session that had already been restored and ran (the image was
+    consumed), and never restore a wrong one."""
+    h.need_dormouse()
+    disk = h.new_disk("cutr")
+    res = dormouse_boot1(h, "cutr-1", disk)
+    require_powered_off(res)
+    base = h.work / "cutr-base.img"
+    shutil.copyfile(disk, base)
+    # How long a whole resume takes, on a copy: the cuts are drawn over it.
+    vm, t_alive, _ = dormouse_resume_boot(h, "cutr-2", disk, res)
+    span = t_alive - vm.resume_cmd_t + 1.0
+    rng = writelog.make_rng(h.args.power_cut_seed)
+    count = max(3, h.args.power_cuts // 2)
+    table, problems = [], []
+    for k in range(count):
+        delay = span * (k + rng.random()) / count  # one in each stratum of the span
+        shutil.copyfile(base, disk)
+        with VM(h, f"cutr-{k + 3}a", "dm-resume", disk) as vm:
+            idx, t0, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
+            vm.wait_exit(max(0.0, t0 + delay - time.monotonic()))
+            ended = vm.exit_t is not None
+            vm.kill()
+            stage = "powered off already" if ended else resume_stage(vm, idx)
+        outcome, rc = boot_cut_state(h, f"cutr-{k + 3}b", disk, res)
+        table.append((delay, stage, outcome, rc))
+        log(f"resume cut {k + 1}/{count}: {delay:.2f} s after the resume started, {stage} -> "
+            f"next boot {outcome}" + (f" (dormouse resume exit {rc})" if rc is not None else ""))
+        if stage in ("restored system running", "powered off already") and outcome == "restored":
+            problems.append(f"the cut {delay:.2f} s into the resume came after the restored system "
+                            f"ran, and the next boot restored the same image again")
+    counts = {}
+    for _, stage, outcome, _ in table:
+        counts[f"{stage} -> {outcome}"] = counts.get(f"{stage} -> {outcome}", 0) + 1
+    h.figures["power-cut-resume"] = {"cuts": len(table), "seed": h.args.power_cut_seed, **counts}
+    summary = (f"{len(table)} cuts over {span:.1f} s of resume (seed {h.args.power_cut_seed}): "
+               + ", ".join(f"{v} {k}" for k, v in counts.items())
+               + "; never restored twice, swap plain and usable after every fresh boot")
+    if problems:
+        raise Failure("; ".join(problems) + "\n" + summary)
+    return summary
+
+
+def filecmp_whole(a, b, chunk=1 << 20):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        while True:
+            x, y = fa.read(chunk), fb.read(chunk)
+            if x != y:
+                return False
+            if not x:
+                return True
+
+
 SCENARIOS = [
     ("kernel-baseline", scenario_kernel_baseline),
     ("kernel-lz4", scenario_kernel_lz4),
@@ -2909,6 +3113,8 @@ SCENARIOS = [
     ("lockdown", scenario_lockdown),
     ("stale-offset", scenario_stale_offset),
     ("soak", scenario_soak),
+    ("power-cut", scenario_power_cut),
+    ("power-cut-resume", scenario_power_cut_resume),
 ]
 
 
@@ -3047,6 +3253,11 @@ def main():
     ap.add_argument("--accel", choices=["auto", "tcg", "kvm"], default="auto")
     ap.add_argument("--soak-cycles", type=int, default=5,
                     help="hibernations in the soak scenario (make check-vm-soak: 100)")
+    ap.add_argument("--power-cuts", type=int, default=10,
+                    help="power cuts drawn in the power-cut scenario (make check-vm-power-cuts: 40)")
+    ap.add_argument("--power-cut-seed", type=int, default=int(time.time()) % 100000,
+                    help="the seed of the cut points and of what each cut keeps (default: the "
+                    "clock's; printed, to replay a run)")
     ap.add_argument("--suite", choices=SUITES, default=DEFAULT_SUITE,
                     help="the Debian release whose current kernel boots (default: $DMO_VM_SUITE "
                          "or trixie)")
