@@ -2793,8 +2793,10 @@ def scenario_luks_lvm_plymouth(h):
     # boot 2, from power-on to the client back
     frames = p2["frames"] + r["res_frames"]
     problems, detail = [], []
-    for label, vm, frs in (("1", vm1, p1["frames"]), ("2", vm2, frames)):
-        n = dialog_episodes(frs)
+    for label, vm in (("1", vm1), ("2", vm2)):
+        # every frame of the boot (shots' labels are "N-LABEL-...")
+        n = dialog_episodes([fr for lab, fr in shots.frames
+                             if lab.split("-", 1)[1].startswith(f"{label}-")])
         on_serial = len(vm.find_all(r"Please unlock disk"))
         if n != 1:
             problems.append(f"boot {label}: Plymouth's password dialog came {n} times, not once")
