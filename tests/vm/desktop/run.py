@@ -2496,8 +2496,8 @@ def build_layout(h, name):
         xfer = make_xfer(h, f"layout-{name}", [])
         # no session (getty's autologin starts Weston): the setup's
         # update-initramfs gets both CPUs
-        vm = h.vm(f"layout-{name}", work / "disk.img", f"systemd.mask=getty@tty1.service {PLYMOUTH_OFF}",
-                  xfer=xfer,
+        vm = h.vm(f"layout-{name}", work / "disk.img",
+                  f"systemd.mask=getty@tty1.service {PLYMOUTH_OFF}", xfer=xfer,
                   layout=work / "extra.img").start()
         agent_up(vm)
         out = sh_ok(h, vm, script, f"setting up the {name} layout", T_LAYOUT_PREP)
