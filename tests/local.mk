@@ -228,14 +228,15 @@ check-vm-entry-points:
 	  $(VM_DESKTOP_FLAGS)
 # check-vm-layouts: the disk layouts Debian's installer makes (issue 34):
 # swap on LVM, on LVM inside LUKS2 (the passphrase typed at cryptsetup's
-# prompt), a swap file on btrfs; on a guest with lvm2, cryptsetup-initramfs
-# and btrfs-progs (tests/vm/desktop/packages-layouts), cached apart, each
-# layout set up once inside it and cached too.
+# prompt on the console, or with Plymouth on in its password dialog), a
+# swap file on btrfs; on a guest with lvm2, cryptsetup-initramfs,
+# btrfs-progs and Plymouth (tests/vm/desktop/packages-layouts), cached
+# apart, each layout set up once inside it and cached too.
 check-vm-layouts:
 	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop \
 	  --scenario lvm --scenario luks-lvm --scenario btrfs-swapfile --scenario late-passphrase \
-	  $(VM_DESKTOP_FLAGS)
+	  --scenario luks-lvm-plymouth $(VM_DESKTOP_FLAGS)
 .PHONY: check-vm-desktop check-vm-desktop-deb check-vm-entry-points check-vm-layouts
 
 # Every fault class against stale images, wrong restores and unusable swap.
