@@ -179,13 +179,13 @@ check-vm-soak: dormouse$(EXEEXT)
 	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse --scenario soak \
 		--soak-cycles $${SOAK_CYCLES:-100}
-# check-vm-power-cuts: issue 27's power cuts at their length, 40 cuts across
-# a hibernation's writes and 20 during a resume (check-vm draws 10 and 5).
-check-vm-power-cuts: dormouse$(EXEEXT)
+# check-vm-power-cut: issue 27's power cuts at their length, CUTS (30) across
+# a hibernation's writes and CUTS / 2 during a resume (check-vm draws 10 and 5).
+check-vm-power-cut: dormouse$(EXEEXT)
 	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse \
-		--scenario power-cut --scenario power-cut-resume --power-cuts $${POWER_CUTS:-40}
-.PHONY: check-vm check-vm-bookworm check-vm-soak check-vm-power-cuts
+		--scenario power-cut --scenario power-cut-resume --power-cuts $${CUTS:-30}
+.PHONY: check-vm check-vm-bookworm check-vm-soak check-vm-power-cut
 # Its phase table's parser, on serial logs captured from a run (no QEMU).
 TESTS += tests/vm/phases-test.py
 # The power cuts' write log (tests/vm/writelog.py), on logs made by the test.

@@ -139,6 +139,18 @@ dormouse_hibernate() {
 		while read -r l; do say "ENROLL said: $l"; done </tmp/enroll.out
 		set -- "$@" --encrypt tpm
 	fi
+	# vmswapfirst=MIB: swapped-out pages on the swap area when the
+	# hibernation starts. MIB of a tmpfs of its own filled and removed
+	# again: the pressure pushes the workload's pages out to the swap area,
+	# where they stay until it reads them (its checksum, after the resume).
+	hog=$(arg vmswapfirst 0)
+	if [ "$hog" != 0 ]; then
+		mkdir -p /hog && mount -t tmpfs -o size=$((hog + 64))m hog /hog
+		dd if=/dev/zero of=/hog/fill bs=1M count="$hog" 2>/dev/null || say "HOG short"
+		rm -f /hog/fill
+		umount /hog
+		say "SWAPUSED $(awk '/^SwapTotal:/ {t = $2} /^SwapFree:/ {f = $2} END {print t - f}' /proc/meminfo) kB"
+	fi
 	stdin=$(arg vmstdin /dev/tty1)
 	say "DORMOUSE hibernate start: dormouse $* <$stdin"
 	# Keys typed on the VM's keyboard (QEMU sendkey) reach the foreground
@@ -148,7 +160,9 @@ dormouse_hibernate() {
 	# rc 0: we are in the restored system; 5: aborted and thawed.
 	say "DORMOUSE hibernate rc=$rc token=$(cat /tmp/token 2>/dev/null)"
 	check_workload
-	[ $rc = 5 ] && after_swap_checks
+	# Aborted (5), refused or failed: nothing hibernated, the swap area
+	# must be plain, usable swap again.
+	[ $rc != 0 ] && after_swap_checks
 }
 
 dormouse_resume() {

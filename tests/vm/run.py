@@ -65,14 +65,21 @@ CPUS = os.environ.get("DMO_VM_CPUS", "1")
 DISK = os.environ.get("DMO_VM_DISK", "plain")
 
 
-def disk_args(path, bps=None, write_log=None):
+def disk_args(path, bps=None, write_log=None, blkdebug=None):
     """The swap disk: virtio-blk on QEMU's main loop ("plain"), or with its
     own I/O thread ("iothread", requests handled outside the big lock).
     bps: QEMU throttles the disk to that many bytes a second, reads and
     writes together (a slow disk). write_log: every write and flush the
     guest makes is also logged to that file by QEMU's blklogwrites driver
     (tests/vm/writelog.py reads it); the disk has a write cache, so the
-    guest's flushes are in the log."""
+    guest's flushes are in the log. blkdebug: QEMU's blkdebug driver
+    between the disk and the guest, with the rules of that config file
+    (injected I/O errors, reported to the guest: virtio-blk's default)."""
+    if blkdebug:
+        return ["-blockdev", f"driver=file,filename={path},node-name=swapimg0,cache.no-flush=on",
+                "-blockdev", f"driver=blkdebug,node-name=swapdbg0,image=swapimg0,config={blkdebug}",
+                "-blockdev", "driver=raw,node-name=swap0,file=swapdbg0",
+                "-device", "virtio-blk-pci,drive=swap0"]
     if write_log:
         return ["-blockdev", f"driver=file,filename={path},node-name=swapbase0,cache.no-flush=on",
                 "-blockdev", f"driver=file,filename={write_log},node-name=swaplog0,"
@@ -827,9 +834,10 @@ class VM:
     """One boot. Serial lines are timestamped on the host clock as they arrive."""
 
     def __init__(self, h, name, vmtest, disk, extra_append="", firmware=None, cpus=None,
-                 bzimage=False, efi_vars=None, disk_bps=None, devices=(), write_log=None):
+                 bzimage=False, efi_vars=None, disk_bps=None, devices=(), write_log=None,
+                 blkdebug=None):
         self.h = h
-        self.write_log = write_log  # disk_args
+        self.write_log, self.blkdebug = write_log, blkdebug  # disk_args
         self.devices = list(devices)  # more QEMU arguments (SwTpm.qemu_args)
         self.disk_bps = disk_bps  # the swap disk throttled (disk_args)
         # OVMF with its variables in this file (pflash): they persist from
@@ -869,7 +877,8 @@ class VM:
                               self.efi_vars else self.h.boot_kernel),
                "-initrd", str(self.h.initrd),
                "-append", self.append,
-               *disk_args(self.disk, self.disk_bps, self.write_log), *self.devices,
+               *disk_args(self.disk, self.disk_bps, self.write_log, self.blkdebug),
+               *self.devices,
                "-vga", "std", "-display", "none", "-nic", "none",
                "-serial", "stdio", "-monitor", f"unix:{self.sock},server,nowait"]
         self.errlog = open(self.h.work / f"qemu-{self.name}.stderr", "wb")
@@ -1296,16 +1305,18 @@ def eta_ok(err):
 
 
 def dormouse_boot1(h, name, disk, extra_append="", screenshots=None, abort_after=None,
-                   cpus=None, disk_bps=None, devices=(), efi_vars=None, write_log=None):
+                   cpus=None, disk_bps=None, devices=(), efi_vars=None, write_log=None,
+                   blkdebug=None):
     """Boot 1 with dormouse hibernating. Returns a dict of what happened.
 
     abort_after: press Esc once the bar's fill reaches this fraction."""
     res = {"shots": []}
     with VM(h, name, "dm-hibernate", disk, extra_append, cpus=cpus, disk_bps=disk_bps,
-            devices=devices, efi_vars=efi_vars, write_log=write_log) as vm:
+            devices=devices, efi_vars=efi_vars, write_log=write_log, blkdebug=blkdebug) as vm:
         res["vm"] = vm
         res["checksum"], res["token"] = boot1_workload(vm)
-        idx, t_start, _ = expect(vm, r"VMTEST: DORMOUSE hibernate start", "dormouse hibernate", 30)
+        # 90 s: vmswapfirst= fills memory into swap first.
+        idx, t_start, _ = expect(vm, r"VMTEST: DORMOUSE hibernate start", "dormouse hibernate", 90)
         res["t_start"] = t_start
         if screenshots or abort_after is not None:
             shots_dir = h.work / f"shots-{name}"
@@ -2807,21 +2818,8 @@ def soak_hibernation(h, vm, i, disk):
             "peak_kib": int(peak[-1][2].group(1)) if peak else 0}
 
 
-def scenario_soak(h):
-    """Issue 27: h.args.soak_cycles hibernations of one guest, each resume
-    restoring the workload intact (checksum, token, a counter that goes on)
-    and leaving plain swap (SWAPSPACE2, swapoff and swapon work), the modes
-    taken in turn. Per cycle: hibernate and resume times, the image's pages
-    and stored size, dormouse's peak resident memory, the kernel's open
-    files. Fails on a cycle that does not come back, on swap left unusable,
-    and on growth: more open files or more of dormouse's memory (per mode)
-    than the first cycles had. Times and sizes are reported, not checked:
-    their trend is in the summary."""
-    h.need_dormouse()
-    cycles = h.args.soak_cycles
-    disk = h.new_disk("soak")
-    append = f"vmcycles={cycles} vmsoakmodes={','.join(SOAK_MODES)} vmsoakkey={SOAK_KEY}"
-    rows = []
+def soak_cycles(h, disk, append, cycles, rows):
+    """The soak's boots, a row per cycle restored into rows."""
     counter = 0
     with VM(h, "soak-0", "dm-soak", disk, append) as vm:
         checksum, token = boot1_workload(vm)
@@ -2855,6 +2853,30 @@ def scenario_soak(h):
             else:
                 expect(vm, rf"VMTEST: SOAK done cycles={cycles}", "the soak's end", 60, idx)
                 expect_exit(vm, "power-off after the last cycle")
+
+
+def scenario_soak(h):
+    """Issue 27: h.args.soak_cycles hibernations of one guest, each resume
+    restoring the workload intact (checksum, token, a counter that goes on)
+    and leaving plain swap (SWAPSPACE2, swapoff and swapon work), the modes
+    taken in turn. Per cycle: hibernate and resume times, the image's pages
+    and stored size, dormouse's peak resident memory, the kernel's open
+    files. Fails on a cycle that does not come back, on swap left unusable,
+    and on growth: more open files or more of dormouse's memory (per mode)
+    than the first cycles had. Times and sizes are reported, not checked:
+    their trend is in the summary."""
+    h.need_dormouse()
+    cycles = h.args.soak_cycles
+    disk = h.new_disk("soak")
+    append = f"vmcycles={cycles} vmsoakmodes={','.join(SOAK_MODES)} vmsoakkey={SOAK_KEY}"
+    rows = []
+    try:
+        soak_cycles(h, disk, append, cycles, rows)
+    except Failure as e:
+        # The chain ends with the first cycle that does not come back.
+        log(f"soak: {len(rows) + 1} cycles, 1 failures")
+        raise Failure(f"soak: {len(rows) + 1} cycles, 1 failures: cycle {len(rows) + 1}: {e}")
+    log(f"soak: {len(rows)} cycles, 0 failures")
     problems = []
     files0 = max(r["files"] for r in rows[:max(1, len(rows) // 3)])
     if max(r["files"] for r in rows) > files0 + SOAK_FILES_SLACK:
@@ -2884,7 +2906,8 @@ def scenario_soak(h):
                         f"{t['resume_s'][1]:.2f} s, image {t['pages'][0]:.0f}→{t['pages'][1]:.0f} "
                         f"pages, peak {t['peak_kib'][0]:.0f}→{t['peak_kib'][1]:.0f} KiB")
     h.figures["soak"] = figures
-    summary = (f"{len(rows)} cycles, every one restored with the workload intact and plain swap, "
+    summary = (f"soak: {len(rows)} cycles, 0 failures: every one restored with the workload "
+               f"intact and plain swap, "
                f"open files {rows[0]['files']}→{rows[-1]['files']}; first third → last third "
                f"of each mode: " + "; ".join(per_mode))
     if problems:
@@ -2913,10 +2936,13 @@ def sparse_disk(path, size=DISK_SIZE):
 
 
 def boot_cut_state(h, name, state, res):
-    """Boots the disk `state` to resume. Returns ("restored", None) when the
-    workload came back intact (a wrong one fails), ("fresh", rc) when
-    dormouse resume gave up and left plain, usable swap (anything else
-    fails)."""
+    """Boots the disk `state` to resume: (outcome, dormouse resume's exit
+    status or None, what was seen). Outcomes: "restored" (the workload
+    back intact), "wrong" (something came back, not intact), "fresh"
+    (dormouse resume gave up and left plain, usable swap), "stale" (it gave
+    up and left its signature: an image a later boot could still resume),
+    "unusable" (neither its signature nor usable swap). A boot that says
+    neither is the harness's failure."""
     with VM(h, name, "dm-resume", state) as vm:
         idx, _, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
         hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 120, idx)
@@ -2924,18 +2950,29 @@ def boot_cut_state(h, name, state, res):
             raise Failure(f"{vm.name}: neither a restore nor dormouse resume's status; serial log "
                           f"{vm.logpath}:\n{vm.tail(25)}")
         if hit[2].group(1) is None:
-            expect(vm, r"VMTEST: DORMOUSE hibernate rc=0", "the hibernate exiting 0", 60, idx)
-            check_restored_workload(vm, res["checksum"], res["token"], res["counter"], idx)
+            try:
+                expect(vm, r"VMTEST: DORMOUSE hibernate rc=0", "the hibernate exiting 0", 60, idx)
+                check_restored_workload(vm, res["checksum"], res["token"], res["counter"], idx)
+            except Failure as e:
+                return "wrong", None, str(e).splitlines()[0]
             expect_exit(vm, "power-off after the check")
-            return "restored", None
+            return "restored", None, ""
         rc = int(hit[2].group(1))
         _, _, sig = expect(vm, r"VMTEST: SIG (\S+)", "the signature after the resume", 30, hit[0])
         _, _, on = expect(vm, r"VMTEST: SWAPON (\w+)", "swapon after the resume", 60, hit[0])
-        if sig.group(1) != "SWAPSPACE2" or on.group(1) != "ok":
-            raise Failure(f"{vm.name}: dormouse resume exited {rc} and left signature "
-                          f"{sig.group(1)}, swapon {on.group(1)}: not plain, usable swap")
         expect_exit(vm, "power-off")
-        return "fresh", rc
+        seen = f"signature {sig.group(1)}, swapon {on.group(1)}"
+        if sig.group(1) == "SWAPSPACE2" and on.group(1) == "ok":
+            return "fresh", rc, seen
+        return ("unusable" if sig.group(1) == "SWAPSPACE2" else "stale"), rc, seen
+
+
+def cut_summary(table):
+    """The issue's line, "power-cut: N trials, S stale, W wrong, U
+    unusable", from the outcomes in table."""
+    n = {o: sum(1 for row in table if row["outcome"] == o) for o in ("stale", "wrong", "unusable")}
+    return (f"power-cut: {len(table)} trials, {n['stale']} stale, {n['wrong']} wrong, "
+            f"{n['unusable']} unusable")
 
 
 def scenario_power_cut(h):
@@ -2980,26 +3017,29 @@ def scenario_power_cut(h):
         state = sparse_disk(h.work / "cut-state.img")
         wl.apply(kept, state)
         has_sig = signature_of(state) != SWAP_MAGIC and any(e.index == last_sig for e, _ in kept)
-        outcome, rc = boot_cut_state(h, f"cut-{k + 1}", state, res)
+        outcome, rc, seen = boot_cut_state(h, f"cut-{k + 1}", state, res)
         state.unlink()
-        row = (cut, desc, "signature" if has_sig else "no signature", outcome, rc)
+        row = {"cut": cut, "kept": desc, "signature": has_sig, "outcome": outcome, "rc": rc}
         table.append(row)
-        log(f"power cut {k:2}/{len(cuts)}: {desc}; {row[2]} -> {outcome}"
-            + (f" (dormouse resume exit {rc})" if rc is not None else ""))
-        if has_sig and outcome != "restored":
+        log(f"power cut {k:2}/{len(cuts)}: {desc}; {'signature' if has_sig else 'no signature'} "
+            f"-> {outcome}" + (f" (dormouse resume exit {rc}; {seen})" if rc is not None else "")
+            + (f": {seen}" if outcome == "wrong" else ""))
+        if outcome in ("stale", "wrong", "unusable"):
+            problems.append(f"cut {cut} ({desc}): {outcome}, {seen}")
+        elif has_sig and outcome != "restored":
             problems.append(f"cut {cut}: the signature was on the disk but the session was not "
                             f"restored (exit {rc}): {desc}")
-        if not has_sig and outcome == "restored":
+        elif not has_sig and outcome == "restored":
             problems.append(f"cut {cut}: restored without the signature: {desc}")
     counts = {}
-    for _, _, s, o, rc in table:
-        key = f"{s} -> {o}" + (f" (exit {rc})" if rc is not None else "")
+    for row in table:
+        key = f"{'signature' if row['signature'] else 'no signature'} -> {row['outcome']}"
         counts[key] = counts.get(key, 0) + 1
     h.figures["power-cut"] = {"cuts": len(table), "entries": n, "seed": h.args.power_cut_seed,
                               **counts}
-    summary = (f"{len(table)} cuts (seed {h.args.power_cut_seed}) over {n} logged requests: "
-               + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
-               + "; no wrong restore, swap plain and usable after every fresh boot")
+    summary = (f"{cut_summary(table)} (seed {h.args.power_cut_seed}, {n} logged requests: "
+               + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + ")")
+    log(cut_summary(table))
     if problems:
         raise Failure("; ".join(problems) + "\n" + summary)
     return summary
@@ -3055,20 +3095,25 @@ def scenario_power_cut_resume(h):
             ended = vm.exit_t is not None
             vm.kill()
             stage = "powered off already" if ended else resume_stage(vm, idx)
-        outcome, rc = boot_cut_state(h, f"cutr-{k + 3}b", disk, res)
-        table.append((delay, stage, outcome, rc))
+        outcome, rc, seen = boot_cut_state(h, f"cutr-{k + 3}b", disk, res)
+        ran = stage in ("restored system running", "powered off already")
+        if ran and outcome == "restored":
+            outcome = "stale"  # the same session twice: what it did after the first is lost
+            seen = "restored again after its restored system had run"
+        table.append({"delay": delay, "stage": stage, "outcome": outcome, "rc": rc})
         log(f"resume cut {k + 1}/{count}: {delay:.2f} s after the resume started, {stage} -> "
-            f"next boot {outcome}" + (f" (dormouse resume exit {rc})" if rc is not None else ""))
-        if stage in ("restored system running", "powered off already") and outcome == "restored":
-            problems.append(f"the cut {delay:.2f} s into the resume came after the restored system "
-                            f"ran, and the next boot restored the same image again")
+            f"next boot {outcome}" + (f" (dormouse resume exit {rc}; {seen})" if rc is not None
+                                      else (f": {seen}" if seen else "")))
+        if outcome in ("stale", "wrong", "unusable"):
+            problems.append(f"the cut {delay:.2f} s into the resume ({stage}): {outcome}, {seen}")
     counts = {}
-    for _, stage, outcome, _ in table:
-        counts[f"{stage} -> {outcome}"] = counts.get(f"{stage} -> {outcome}", 0) + 1
+    for row in table:
+        key = f"{row['stage']} -> {row['outcome']}"
+        counts[key] = counts.get(key, 0) + 1
     h.figures["power-cut-resume"] = {"cuts": len(table), "seed": h.args.power_cut_seed, **counts}
-    summary = (f"{len(table)} cuts over {span:.1f} s of resume (seed {h.args.power_cut_seed}): "
-               + ", ".join(f"{v} {k}" for k, v in counts.items())
-               + "; never restored twice, swap plain and usable after every fresh boot")
+    summary = (f"{cut_summary(table)} during the resume (seed {h.args.power_cut_seed}, "
+               f"{span:.1f} s of resume: " + ", ".join(f"{v} {k}" for k, v in counts.items()) + ")")
+    log(cut_summary(table) + " (during the resume)")
     if problems:
         raise Failure("; ".join(problems) + "\n" + summary)
     return summary
@@ -3082,6 +3127,78 @@ def filecmp_whole(a, b, chunk=1 << 20):
                 return False
             if not x:
                 return True
+
+
+
+# Swap in use: what the hog in init.sh (vmswapfirst=) fills, of the guest's
+# 768 MiB with the workload's 150 MiB in it, and the least it must leave
+# on the swap area for the scenario to mean anything.
+SWAP_FIRST_MIB = 600
+SWAP_FIRST_MIN_KIB = 16 << 10
+
+
+def scenario_swap_in_use(h):
+    """Issue 27: the swap area already holds swapped-out pages when the
+    hibernation starts (the workload pushed out by a tmpfs filled and
+    removed again). dormouse's image must go beside them, not over them:
+    after the resume the workload reads its memory back, from swap where it
+    was swapped out, and its checksum must be the one of boot 1."""
+    h.need_dormouse()
+    disk = h.new_disk("swapuse")
+    res = dormouse_boot1(h, "swapuse-1", disk, f"vmswapfirst={SWAP_FIRST_MIB}")
+    require_powered_off(res)
+    used = res["vm"].find_all(r"VMTEST: SWAPUSED (\d+) kB")
+    kib = int(used[-1][2].group(1)) if used else 0
+    if kib < SWAP_FIRST_MIN_KIB:
+        raise Failure(f"swapuse-1: only {kib} kB of the swap area were in use when the hibernation "
+                      f"started: nothing for the image to go beside")
+    image, stored = image_kib(h, disk)
+    vm, t_alive, _ = dormouse_resume_boot(h, "swapuse-2", disk, res)
+    return (f"{kib >> 10} MiB of swapped-out pages on the swap area when the hibernation started, "
+            f"the image ({stored} KiB stored) beside them; after the resume the workload's memory, "
+            f"read back from swap, checks out; resume {t_alive - vm.start_t:.2f} s")
+
+
+
+# A disk that fails: the sector blkdebug fails a write at, 128 MiB into the
+# swap disk, where the image's data go (the kernel hands out the swap
+# area's pages from its start).
+WRITE_ERROR_SECTOR = 128 << 11
+
+
+def scenario_write_error(h):
+    """Issue 27: the swap disk fails one write in the middle of the image
+    (blkdebug: EIO at a sector, once). dormouse hibernate must give up with
+    the system thawed and running (the workload intact), name the device
+    and the error, and leave plain, usable swap: no half-written image."""
+    h.need_dormouse()
+    conf = h.work / "blkdebug-write.conf"
+    conf.write_text(f'[inject-error]\nevent = "write_aio"\nerrno = "5"\n'
+                    f'sector = "{WRITE_ERROR_SECTOR}"\nonce = "on"\n')
+    disk = h.new_disk("werr")
+    res = dormouse_boot1(h, "werr-1", disk, blkdebug=conf)
+    vm = res["vm"]
+    if res["rc"] in (None, 0, 5):
+        raise Failure(f"werr-1: dormouse hibernate ended with {res['rc']}, not a failure, with a "
+                      f"write error injected:\n{vm.tail()}")
+    said = vm.find_all(r"hibernation failed while writing the image to swap \(/dev/vda\): "
+                       r"Input/output error")
+    if not said:
+        raise Failure(f"werr-1: no \"hibernation failed while writing the image to swap (/dev/vda): "
+                      f"Input/output error\" on the console:\n{vm.tail(25)}")
+    running = vm.find_all(r"nothing was hibernated; the system is running")
+    wl = vm.find_all(r"VMTEST: WORKLOAD (ok|BAD)")
+    sig = vm.find_all(r"VMTEST: SIG (\S+)")
+    on = vm.find_all(r"VMTEST: SWAPON (\w+)")
+    if not running or not wl or wl[-1][2].group(1) != "ok":
+        raise Failure(f"werr-1: the system is not said to be running with the workload intact "
+                      f"({[m.group(0) for _, _, m in wl]})")
+    if not sig or sig[-1][2].group(1) != "SWAPSPACE2" or not on or on[-1][2].group(1) != "ok":
+        raise Failure(f"werr-1: after the failure the swap area is not plain, usable swap "
+                      f"({sig and sig[-1][2].group(0)}, {on and on[-1][2].group(0)})")
+    return (f"EIO at sector {WRITE_ERROR_SECTOR} of the image's write: exit {res['rc']}, "
+            f"\"{said[-1][2].group(0)}\", the system thawed with the workload intact, "
+            f"SWAPSPACE2 and swapon ok")
 
 
 SCENARIOS = [
@@ -3115,6 +3232,8 @@ SCENARIOS = [
     ("soak", scenario_soak),
     ("power-cut", scenario_power_cut),
     ("power-cut-resume", scenario_power_cut_resume),
+    ("swap-in-use", scenario_swap_in_use),
+    ("write-error", scenario_write_error),
 ]
 
 
@@ -3254,7 +3373,8 @@ def main():
     ap.add_argument("--soak-cycles", type=int, default=5,
                     help="hibernations in the soak scenario (make check-vm-soak: 100)")
     ap.add_argument("--power-cuts", type=int, default=10,
-                    help="power cuts drawn in the power-cut scenario (make check-vm-power-cuts: 40)")
+                    help="power cuts drawn in the power-cut scenario, half as many in power-cut-resume "
+                    "(make check-vm-power-cut: 30)")
     ap.add_argument("--power-cut-seed", type=int, default=int(time.time()) % 100000,
                     help="the seed of the cut points and of what each cut keeps (default: the "
                     "clock's; printed, to replay a run)")
