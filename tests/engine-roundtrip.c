@@ -448,11 +448,18 @@ static void io_errors_on_write_and_read(void)
                   ==, 6);
         CHECK(strcmp(blkid_type(swap), "swap") == 0);
 
+        /* A read the disk fails: the image may be whole, so it is kept and
+         * the boot must stop (7), saying so; the next try restores it. */
         hibernate(swap, "");
         CHECK_INT(run("resume --kernel sim --sim-seed 3 --sim-fault eio-read@4 --resume-device "
                       "'%s' --splash none",
                       swap),
-                  ==, 3);
+                  ==, 7);
+        CHECK_STR_CONTAINS(output(), "the disk could not be read (Input/output error)");
+        CHECK_STR_CONTAINS(output(), "the image is kept");
+        CHECK(strcmp(blkid_type(swap), "swap") != 0);
+        CHECK_INT(run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash none", swap),
+                  ==, 0);
         CHECK(strcmp(blkid_type(swap), "swap") == 0);
 }
 

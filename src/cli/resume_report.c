@@ -198,6 +198,15 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
                                  dev);
                 return res->error;
         case DMO_RESUME_KEPT:
+                if (res->step == DMO_STEP_READ_IMAGE) {
+                        snprintf(msg, len,
+                                 _("%s: the disk could not be read (%s); the image is kept, it "
+                                   "may be whole. Do not boot on: the file systems must stay as "
+                                   "it expects them. Turn the machine off and on to try again, or "
+                                   "run \"dormouse resume --noresume\" to discard the image"),
+                                 dev, strerror(-res->error));
+                        return -EEXIST;
+                }
                 snprintf(msg, len,
                          _("%s: the image could not be removed from the swap area (%s); it is "
                            "still there. Do not boot on: the file systems must stay as it "

@@ -706,6 +706,16 @@ static int refuse(struct resumption *rs, enum dmo_resume_outcome outcome, enum d
         return err < 0 ? err : -EINVAL;
 }
 
+/* A read of the image that failed. The device failing it (-EIO) is not
+ * damage: what is on the disk may be whole (a loose cable, a disk that
+ * reads on the next try), and only the checksums can say it is not; so the
+ * image is kept and the boot stops (DMO_RESUME_KEPT). Anything else is
+ * `otherwise`. */
+static int refuse_read(struct resumption *rs, enum dmo_resume_outcome otherwise, int err)
+{
+        return refuse(rs, err == -EIO ? DMO_RESUME_KEPT : otherwise, DMO_STEP_READ_IMAGE, err);
+}
+
 static bool same_kernel(const struct dmo_kernel_identity *a, const struct dmo_kernel_identity *b)
 {
         return strcmp(a->sysname, b->sysname) == 0 && strcmp(a->release, b->release) == 0 &&
@@ -769,7 +779,7 @@ static int check_image(struct resumption *rs)
          * image on disk. */
         dmo_critical_enter(&rs->critical);
         if (r < 0)
-                return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, r);
+                return refuse_read(rs, DMO_RESUME_REFUSED, r);
         if (!same_kernel(&rs->info.header.identity, &rs->id) ||
             rs->info.header.page_size != rs->id.page_size) {
                 snprintf(rs->res->image_release, sizeof(rs->res->image_release), "%s",
@@ -789,7 +799,7 @@ static int check_image(struct resumption *rs)
                 cfg->hooks.image_found(cfg->hooks.ctx);
         r = dmo_image_reader_new(&rs->info, rs->dev, cfg->threads, cfg->progress, &rs->reader);
         if (r < 0)
-                return refuse(rs, DMO_RESUME_FAILED, DMO_STEP_READ_IMAGE, r);
+                return refuse_read(rs, DMO_RESUME_FAILED, r);
         if (rs->info.header.flags & DMO_IMAGE_F_ENCRYPTED) {
                 dmo_image_reader_prefetch(rs->reader, prefetch_budget(snap, &rs->info.header));
                 r = unlock(rs);
@@ -852,7 +862,7 @@ static int load_image(struct resumption *rs)
                 double t0 = prof ? now_s() : 0;
                 r = dmo_image_reader_next_pages(rs->reader, &pages, &n);
                 if (r < 0)
-                        return refuse(rs, DMO_RESUME_REFUSED, DMO_STEP_READ_IMAGE, r);
+                        return refuse_read(rs, DMO_RESUME_REFUSED, r);
                 if (r == 0)
                         break;
                 if (n > rs->info.header.image_pages - done)

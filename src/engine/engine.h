@@ -33,7 +33,8 @@
  * - Resume removes the signature before the atomic restore and restores the
  *   swap signature whenever it refuses an image; when it cannot (a read-only
  *   device), it says so (DMO_RESUME_KEPT) instead of claiming a plain swap
- *   area.
+ *   area. An image whose device failed a read is kept the same way: it may
+ *   be whole, and only its checksums can say it is not.
  * - The engine knows one snapshot interface: which kernel is behind it
  *   (the real one or a test double) makes no difference here.
  *
@@ -276,8 +277,10 @@ enum dmo_resume_outcome {
         DMO_RESUME_MISMATCH,  /* a test kernel found restored content differed (a bug) */
         DMO_RESUME_FAILED,    /* the kernel refused the restore after loading */
         /* The image could not be taken off the swap area (a read-only device,
-         * write errors): it is still there, whole. Booting on would mount the
-         * file systems it expects unchanged; stop the boot instead. */
+         * write errors; step DMO_STEP_SIGNATURE), or the device failed a read
+         * of it (step DMO_STEP_READ_IMAGE, error -EIO): it is still there and
+         * may be whole. Booting on would mount the file systems it expects
+         * unchanged; stop the boot instead. */
         DMO_RESUME_KEPT,
         /* Not an early boot (the swap area is active, or the root file
          * system is mounted read-write): nothing was touched. */

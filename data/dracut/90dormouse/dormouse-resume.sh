@@ -3,7 +3,8 @@
 # dormouse hibernation image before anything can enable swap. Exit status
 # of "dormouse resume": no return on success, 1 no image, 2 configuration
 # error, 3 image refused (swap area usable again); boot goes on after these.
-# 7: the image could not be removed and is still there: the boot stops in an
+# 7: the image is still there (it could not be removed, or a read of it
+# failed and it may be whole): the boot stops in an
 # emergency shell before the root is mounted. 8: an encrypted image was not
 # unlocked: it is untouched, and the boot stops the same way. 9: the image was made by
 # another kernel and is kept: the machine restarts so that the boot menu can
@@ -62,10 +63,11 @@ dormouse_resume() {
             fi
             ;;
         7)
-            # The image is still on the resume device and could not be
-            # removed: stop before the root is mounted read-write.
+            # The image is still on the resume device (it could not be
+            # removed, or a read of it failed and it may be whole): stop
+            # before the root is mounted read-write.
             [ "$plymouth" = yes ] && plymouth quit 2>/dev/null
-            emergency_shell -n dormouse "dormouse: the hibernation image is still on the resume device and could not be removed (see above). The boot stops here so that no file system changes under it. Make the device writable and run 'dormouse resume', or 'dormouse resume --noresume' to discard the image, then exit this shell."
+            emergency_shell -n dormouse "dormouse: the hibernation image is still on the resume device (see above): it could not be removed, or the disk failed a read of it and it may be whole. The boot stops here so that no file system changes under it. Run 'dormouse resume' to try again (make the device writable first if it is read-only), or 'dormouse resume --noresume' to discard the image, then exit this shell."
             ;;
         8)
             # An encrypted image was not unlocked: untouched on the device.
