@@ -3164,6 +3164,17 @@ def scenario_swap_in_use(h):
 # swap disk, where the image's data go (the kernel hands out the swap
 # area's pages from its start).
 WRITE_ERROR_SECTOR = 128 << 11
+# ...and a read, 64 MiB in.
+READ_ERROR_SECTOR = 64 << 11
+
+
+def blkdebug_eio(h, event, sector):
+    """A blkdebug config (disk_args) that fails the first request of event
+    ("write_aio", "read_aio") covering sector with EIO, once."""
+    conf = h.work / f"blkdebug-{event}.conf"
+    conf.write_text(f'[inject-error]\nevent = "{event}"\nerrno = "5"\nsector = "{sector}"\n'
+                    f'once = "on"\n')
+    return conf
 
 
 def scenario_write_error(h):
@@ -3172,9 +3183,7 @@ def scenario_write_error(h):
     the system thawed and running (the workload intact), name the device
     and the error, and leave plain, usable swap: no half-written image."""
     h.need_dormouse()
-    conf = h.work / "blkdebug-write.conf"
-    conf.write_text(f'[inject-error]\nevent = "write_aio"\nerrno = "5"\n'
-                    f'sector = "{WRITE_ERROR_SECTOR}"\nonce = "on"\n')
+    conf = blkdebug_eio(h, "write_aio", WRITE_ERROR_SECTOR)
     disk = h.new_disk("werr")
     res = dormouse_boot1(h, "werr-1", disk, blkdebug=conf)
     vm = res["vm"]
@@ -3199,6 +3208,40 @@ def scenario_write_error(h):
     return (f"EIO at sector {WRITE_ERROR_SECTOR} of the image's write: exit {res['rc']}, "
             f"\"{said[-1][2].group(0)}\", the system thawed with the workload intact, "
             f"SWAPSPACE2 and swapon ok")
+
+
+def scenario_read_error(h):
+    """Issue 27: the swap disk fails one read of the image at resume
+    (blkdebug: EIO at a sector inside its data, once). That is no proof
+    the image is damaged: dormouse resume must keep it and stop the boot
+    (exit 7), saying the disk could not be read; the image must still be
+    on the disk, and the next boot, with the disk reading again, restores
+    the session."""
+    h.need_dormouse()
+    disk = h.new_disk("rerr")
+    res = dormouse_boot1(h, "rerr-1", disk)
+    require_powered_off(res)
+    conf = blkdebug_eio(h, "read_aio", READ_ERROR_SECTOR)
+    with VM(h, "rerr-2", "dm-resume", disk, blkdebug=conf) as vm:
+        idx, _, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
+        hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 120, idx)
+        if hit is None or hit[2].group(1) != "7":
+            raise Failure(f"rerr-2: with a read error injected dormouse resume ended with "
+                          f"{hit[2].group(0) if hit else 'nothing'}, not exit 7:\n{vm.tail(25)}")
+        said = vm.find_all(r"/dev/vda: the disk could not be read \(Input/output error\); the "
+                           r"image is kept")
+        if not said:
+            raise Failure(f"rerr-2: no \"/dev/vda: the disk could not be read (Input/output "
+                          f"error); the image is kept\" on the console:\n{vm.tail(25)}")
+        expect_exit(vm, "power-off")
+    info = h.dormouse_info(disk) or {}
+    if info.get("status") != "image":
+        raise Failure(f"rerr-2: after the refused resume the image is gone (dormouse info: "
+                      f"{info.get('status')})")
+    vm, t_alive, _ = dormouse_resume_boot(h, "rerr-3", disk, res)
+    return (f"EIO at sector {READ_ERROR_SECTOR} while reading the image: exit 7, "
+            f"\"{said[-1][2].group(0)}\", the image still on the disk; the next boot restored "
+            f"the session ({t_alive - vm.start_t:.2f} s)")
 
 
 SCENARIOS = [
@@ -3234,6 +3277,7 @@ SCENARIOS = [
     ("power-cut-resume", scenario_power_cut_resume),
     ("swap-in-use", scenario_swap_in_use),
     ("write-error", scenario_write_error),
+    ("read-error", scenario_read_error),
 ]
 
 
