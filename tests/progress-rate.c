@@ -128,62 +128,6 @@ static void reset_forgets_the_last_phase(void)
         CHECK(run.r.count == 0);
 }
 
-/* A resume from a disk that delivers 24 MB/s, whose first 30 % of pages
- * (the kernel's own memory) compressed to a third and the rest not at
- * all: the page rate at the first figure is twice the rate of the pages
- * left. The time left must follow the bytes left on the disk. */
-static void slow_disk_with_the_compressible_part_first(void)
-{
-        const double disk_bps = 24e6, page = 4096, frame = 1.0 / 30;
-        const uint64_t total = 65536;
-        const double early_pages = 0.3 * total, early_ratio = 1.0 / 3;
-        const double stream = early_pages * page * early_ratio + (total - early_pages) * page;
-        struct dmo_rate pages_r, bytes_r;
-        dmo_rate_reset(&pages_r, 0);
-        dmo_rate_reset(&bytes_r, 0);
-        double t = 0, bytes = 0, worst_pages_only = 0, worst = 0;
-        int shown = 0;
-        for (;;) {
-                t += frame;
-                bytes += disk_bps * frame;
-                if (bytes >= stream)
-                        break;
-                double early_bytes = early_pages * page * early_ratio;
-                double pages = bytes < early_bytes ? bytes / page / early_ratio
-                                                   : early_pages + (bytes - early_bytes) / page;
-                dmo_rate_note(&pages_r, t, (uint64_t)pages);
-                dmo_rate_note(&bytes_r, t, (uint64_t)bytes);
-                double pps = dmo_rate_pages_per_s(&pages_r);
-                if (!(pps > 0))
-                        continue;
-                double real = (stream - bytes) / disk_bps;
-                double eta = dmo_rate_time_left((double)total - pages, pps, stream - bytes,
-                                                dmo_rate_pages_per_s(&bytes_r));
-                double by_pages = ((double)total - pages) / pps;
-                if (shown++ == 0)
-                        worst_pages_only = 100 * (by_pages - real) / real;
-                double e = fabs(100 * (eta - real) / real);
-                worst = e > worst ? e : worst;
-        }
-        printf("# %d frames with a figure; first figure by pages alone %+.0f %%, worst with the "
-               "bytes %.1f %%\n",
-               shown, worst_pages_only, worst);
-        CHECK(shown > 0);
-        CHECK(worst_pages_only < -40); /* what the bytes are there for */
-        CHECK(worst < 10);
-}
-
-static void time_left_without_bytes_is_the_pages(void)
-{
-        CHECK(dmo_rate_time_left(1000, 0, 0, 0) < 0);      /* no rate: no figure */
-        CHECK(dmo_rate_time_left(1000, 500, 0, 0) == 2);   /* no bytes known */
-        CHECK(dmo_rate_time_left(1000, 500, 1e6, 0) == 2); /* no byte rate yet */
-        CHECK(dmo_rate_time_left(1000, 500, 0, 1e6) == 2); /* every byte read */
-        CHECK(dmo_rate_time_left(1000, 500, 3e6, 1e6) == 3);
-        CHECK(dmo_rate_time_left(1000, 500, 1e6, 1e6) == 2); /* the reader ran ahead */
-}
-
 DMO_TEST_MAIN(T(resume_that_stalls_after_its_first_pages), T(steady_flow_is_measured_exactly),
               T(slow_disk_in_even_bursts_has_no_stalls), T(figure_stands_while_pages_do_not_move),
-              T(reset_forgets_the_last_phase), T(slow_disk_with_the_compressible_part_first),
-              T(time_left_without_bytes_is_the_pages))
+              T(reset_forgets_the_last_phase))

@@ -76,11 +76,9 @@ struct dmo_progress {
         enum dmo_mode mode;
         unsigned page_size;
         struct timespec start;
-        double last_fraction;      /* the monotonic floor */
-        struct dmo_rate rate;      /* of the current data phase (rate.h) */
-        struct dmo_rate byte_rate; /* of its bytes read or stored */
-        uint64_t phase_pages;      /* pages_done then */
-        uint64_t bytes_total;      /* 0 while unknown (set_bytes_total) */
+        double last_fraction; /* the monotonic floor */
+        struct dmo_rate rate; /* of the current data phase (rate.h) */
+        uint64_t phase_pages; /* pages_done then */
         char message[256];
 };
 
@@ -182,7 +180,6 @@ void dmo_progress_set_phase(struct dmo_progress *p, enum dmo_phase phase)
         /* A new phase, a new rate: the old one (or the idle time before the
          * data phase) says nothing about it. */
         dmo_rate_reset(&p->rate, p->phase_pages);
-        dmo_rate_reset(&p->byte_rate, sum_bytes_out(p));
         atomic_store(&p->phase, (int)phase);
         pthread_mutex_unlock(&p->lock);
 }
@@ -190,13 +187,6 @@ void dmo_progress_set_phase(struct dmo_progress *p, enum dmo_phase phase)
 void dmo_progress_set_total(struct dmo_progress *p, uint64_t pages)
 {
         atomic_store(&p->pages_total, pages);
-}
-
-void dmo_progress_set_bytes_total(struct dmo_progress *p, uint64_t bytes)
-{
-        pthread_mutex_lock(&p->lock);
-        p->bytes_total = bytes;
-        pthread_mutex_unlock(&p->lock);
 }
 
 void dmo_progress_add_pages(struct dmo_progress *p, uint64_t pages)
@@ -295,15 +285,10 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
         uint64_t total = atomic_load(&p->pages_total);
         double now = seconds_since(&p->start);
 
-        uint64_t bytes = sum_bytes_out(p);
-        double bps = 0, bytes_per_s = 0;
+        double bps = 0;
         if (is_data_phase(phase)) {
                 dmo_rate_note(&p->rate, now, done);
                 bps = dmo_rate_pages_per_s(&p->rate) * p->page_size;
-                if (p->bytes_total > 0) {
-                        dmo_rate_note(&p->byte_rate, now, bytes);
-                        bytes_per_s = dmo_rate_pages_per_s(&p->byte_rate);
-                }
         }
 
         out->mode = p->mode;
@@ -311,7 +296,7 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
         out->pages_done = done;
         out->pages_total = total;
         out->bytes_in = done * p->page_size;
-        out->bytes_out = bytes;
+        out->bytes_out = sum_bytes_out(p);
         out->elapsed_s = now;
         unsigned abort_state = atomic_load(&p->abort_state);
         out->abort_requested = (abort_state & ABORT_REQUESTED) != 0;
@@ -321,11 +306,8 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
 
         if (is_data_phase(phase) && total > 0)
                 out->phase_fraction = done >= total ? 1.0 : (double)done / (double)total;
-        if (is_data_phase(phase) && total > 0 && bps > 1e3 && done <= total) {
-                double bytes_left = p->bytes_total > bytes ? (double)(p->bytes_total - bytes) : 0;
-                out->eta_s = dmo_rate_time_left((double)(total - done), bps / p->page_size,
-                                                bytes_left, bytes_per_s);
-        }
+        if (is_data_phase(phase) && total > 0 && bps > 1e3 && done <= total)
+                out->eta_s = (double)(total - done) * p->page_size / bps;
 
         double f = overall_fraction(p->mode, phase, out->phase_fraction);
         if (f > p->last_fraction)

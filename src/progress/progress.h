@@ -71,10 +71,6 @@ void dmo_progress_free(struct dmo_progress *p);
 /* Engine side. */
 void dmo_progress_set_phase(struct dmo_progress *p, enum dmo_phase phase);
 void dmo_progress_set_total(struct dmo_progress *p, uint64_t pages);
-/* The bytes the data phase will count with add_bytes, where they are known
- * before it starts (resume: the image's stream); the time left then also
- * follows them (dmo_rate_time_left). */
-void dmo_progress_set_bytes_total(struct dmo_progress *p, uint64_t bytes);
 void dmo_progress_add_pages(struct dmo_progress *p, uint64_t pages);
 void dmo_progress_add_bytes(struct dmo_progress *p, uint64_t bytes_out);
 void dmo_progress_set_message(struct dmo_progress *p, const char *text);

@@ -15,9 +15,6 @@
  * - no figure until the flow has lasted 300 ms over at least three gaps;
  *   once there was one, a flow too short for a new figure keeps the last.
  *
- * The same measure serves any count that grows: the model keeps one for
- * pages and one for the bytes read from disk (dmo_rate_time_left).
- *
  * Contract: arithmetic on the times the caller passes (seconds on any
  * monotonic clock); no clock, no I/O, no allocation, no locking: a value
  * type its owner embeds and guards. */
@@ -46,19 +43,5 @@ void dmo_rate_note(struct dmo_rate *r, double now, uint64_t pages);
  * newest; 0 while there is no figure worth showing. While the pages do not
  * move the figure stands. Updates the held figure. */
 double dmo_rate_pages_per_s(struct dmo_rate *r);
-
-/* Seconds left of a data phase, < 0 while there is no figure: the pages
- * left at the page rate, but never less than the bytes left at the byte
- * rate where the phase's bytes are known in advance (at resume, the
- * image's stream on disk; bytes_per_s 0 otherwise).
- *
- * Why both: where the disk is the bottleneck its bytes come at a steady
- * rate, but the pages those bytes hold follow how well each part of memory
- * compressed; when the part that compressed well came first (the kernel's
- * own memory, before the programs'), the page rate promised half the time
- * it took. Where the disk is fast, the reader runs ahead of the pages, its
- * bytes left fall to nothing and the pages decide. */
-double dmo_rate_time_left(double pages_left, double pages_per_s, double bytes_left,
-                          double bytes_per_s);
 
 #endif
