@@ -3168,6 +3168,13 @@ WRITE_ERROR_SECTOR = 128 << 11
 READ_ERROR_SECTOR = 64 << 11
 
 
+def console_said(vm, text):
+    """text, when the console of vm showed it; else a Failure."""
+    if not vm.find_all(re.escape(text)):
+        raise Failure(f"{vm.name}: no \"{text}\" on the console:\n{vm.tail(25)}")
+    return text
+
+
 def blkdebug_eio(h, event, sector):
     """A blkdebug config (disk_args) that fails the first request of event
     ("write_aio", "read_aio") covering sector with EIO, once."""
@@ -3190,11 +3197,8 @@ def scenario_write_error(h):
     if res["rc"] in (None, 0, 5):
         raise Failure(f"werr-1: dormouse hibernate ended with {res['rc']}, not a failure, with a "
                       f"write error injected:\n{vm.tail()}")
-    said = vm.find_all(r"hibernation failed while writing the image to swap \(/dev/vda\): "
-                       r"Input/output error")
-    if not said:
-        raise Failure(f"werr-1: no \"hibernation failed while writing the image to swap (/dev/vda): "
-                      f"Input/output error\" on the console:\n{vm.tail(25)}")
+    said = console_said(vm, "hibernation failed while writing the image to swap (/dev/vda): "
+                            "Input/output error")
     running = vm.find_all(r"nothing was hibernated; the system is running")
     wl = vm.find_all(r"VMTEST: WORKLOAD (ok|BAD)")
     sig = vm.find_all(r"VMTEST: SIG (\S+)")
@@ -3206,7 +3210,7 @@ def scenario_write_error(h):
         raise Failure(f"werr-1: after the failure the swap area is not plain, usable swap "
                       f"({sig and sig[-1][2].group(0)}, {on and on[-1][2].group(0)})")
     return (f"EIO at sector {WRITE_ERROR_SECTOR} of the image's write: exit {res['rc']}, "
-            f"\"{said[-1][2].group(0)}\", the system thawed with the workload intact, "
+            f"\"{said}\", the system thawed with the workload intact, "
             f"SWAPSPACE2 and swapon ok")
 
 
@@ -3228,11 +3232,8 @@ def scenario_read_error(h):
         if hit is None or hit[2].group(1) != "7":
             raise Failure(f"rerr-2: with a read error injected dormouse resume ended with "
                           f"{hit[2].group(0) if hit else 'nothing'}, not exit 7:\n{vm.tail(25)}")
-        said = vm.find_all(r"/dev/vda: the disk could not be read \(Input/output error\); the "
-                           r"image is kept")
-        if not said:
-            raise Failure(f"rerr-2: no \"/dev/vda: the disk could not be read (Input/output "
-                          f"error); the image is kept\" on the console:\n{vm.tail(25)}")
+        said = console_said(vm, "/dev/vda: the disk could not be read (Input/output error); "
+                                "the image is kept")
         expect_exit(vm, "power-off")
     info = h.dormouse_info(disk) or {}
     if info.get("status") != "image":
@@ -3240,7 +3241,7 @@ def scenario_read_error(h):
                       f"{info.get('status')})")
     vm, t_alive, _ = dormouse_resume_boot(h, "rerr-3", disk, res)
     return (f"EIO at sector {READ_ERROR_SECTOR} while reading the image: exit 7, "
-            f"\"{said[-1][2].group(0)}\", the image still on the disk; the next boot restored "
+            f"\"{said}\", the image still on the disk; the next boot restored "
             f"the session ({t_alive - vm.start_t:.2f} s)")
 
 
@@ -3285,7 +3286,8 @@ SCENARIOS = [
 # --scenario runs them.
 # eta-slow-disk: issue 35's time left on a throttled disk, run on its own
 # (`--scenario eta-slow-disk`): its hibernate half is -46 to -48 % against a
-# bound of 50 % (doc/themes.md says why), too near it for CI.
+# bound of 50 % (what is left compresses worse than what came first), too
+# near it for CI.
 NOT_IN_DEFAULT = {"io-levers", "eta-slow-disk"}
 
 

@@ -1297,6 +1297,17 @@ def check_hooks(r, action="hibernate", steps=None):
     return "sleep hook pre+post"
 
 
+def counter_and_hooks(r, detail, problems):
+    """check_counter and check_hooks of round trip r: each one's words into
+    detail, or its failure into problems (the scenarios that report every
+    problem of a run at once)."""
+    for check in (check_counter, check_hooks):
+        try:
+            detail.append(check(r))
+        except Failure as e:
+            problems.append(str(e))
+
+
 def whole_desktop(r):
     """How much of the screen before the hibernation is back after it."""
     before, after = r["before"], r["after"]
@@ -1482,14 +1493,7 @@ def scenario_resume(h):
     # dormouse resume's text progress, from the initramfs's local-premount
     if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
         problems.append("dormouse resume printed no progress on the console: was it the kernel's resume?")
-    try:
-        detail.append(check_counter(r))
-    except Failure as e:
-        problems.append(str(e))
-    try:
-        detail.append(check_hooks(r))
-    except Failure as e:
-        problems.append(str(e))
+    counter_and_hooks(r, detail, problems)
     if freezes_user_slice():
         try:
             require_user_slice(r["vm2"], "thawed")
@@ -2841,14 +2845,7 @@ def scenario_luks_lvm_plymouth(h):
     shots.save("boot2-4-dormouse-first", first)
     if r.get("after") is not None:
         shots.save("boot2-5-desktop-back", r["after"])
-    try:
-        detail.append(check_counter(r))
-    except Failure as e:
-        problems.append(str(e))
-    try:
-        detail.append(check_hooks(r))
-    except Failure as e:
-        problems.append(str(e))
+    counter_and_hooks(r, detail, problems)
     restoring = vm2.wait_for(r"Restoring memory|Starting the saved system", 0)
     if restoring is None:
         problems.append("dormouse resume printed no progress on the console: was it the kernel's "
