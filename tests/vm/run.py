@@ -13,9 +13,11 @@ Stdlib only. Usage:
 
 import argparse
 import atexit
+import filecmp
 import glob
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -1098,10 +1100,10 @@ class Harness:
         self.figures = {}
         self.theme = Theme("default")
 
-    def new_disk(self, name):
+    def new_disk(self, name, size=DISK_SIZE):
         disk = self.work / f"disk-{name}.img"
         with open(disk, "wb") as f:
-            f.truncate(DISK_SIZE)
+            f.truncate(size)
         return disk
 
     def out_dir(self, name):
@@ -2929,12 +2931,6 @@ def signature_of(path):
         return f.read(10)
 
 
-def sparse_disk(path, size=DISK_SIZE):
-    with open(path, "wb") as f:
-        f.truncate(size)
-    return path
-
-
 def boot_cut_state(h, name, state, res):
     """Boots the disk `state` to resume: (outcome, dormouse resume's exit
     status or None, what was seen). Outcomes: "restored" (the workload
@@ -2984,15 +2980,15 @@ def scenario_power_cut(h):
     resume of a half-written image, never a session lost while its
     signature was there."""
     h.need_dormouse()
-    disk, log_path = h.new_disk("cut"), sparse_disk(h.work / "cut.log", 2 * DISK_SIZE)
+    disk, log_path = h.new_disk("cut"), h.new_disk("cut-log", 2 * DISK_SIZE)
     res = dormouse_boot1(h, "cut-1", disk, write_log=log_path)
     require_powered_off(res)
     wl = writelog.WriteLog(log_path)
     writes = [e for e in wl.entries if not e.is_flush]
     # The log must be the disk: replayed onto an empty one it gives what QEMU left.
-    replay = sparse_disk(h.work / "cut-replay.img")
+    replay = h.new_disk("cut-replay")
     wl.apply([(e, e.sectors) for e in writes], replay)
-    if not filecmp_whole(replay, disk):
+    if not filecmp.cmp(replay, disk, shallow=False):
         raise Failure("the write log replayed does not give the disk QEMU left: the harness "
                       "cannot cut at points of it")
     replay.unlink()
@@ -3008,13 +3004,13 @@ def scenario_power_cut(h):
     log(f"write log: {n} entries, {len(writes)} writes, "
                 f"{n - len(writes)} flushes; dormouse's from entry {first}, "
                 f"signature written at entry {last_sig}")
-    rng = writelog.make_rng(h.args.power_cut_seed)
+    rng = random.Random(h.args.power_cut_seed)
     cuts = writelog.pick_cuts(first, n, h.args.power_cuts, rng,
                               always=(n, last_sig, last_sig + 1))
     table, problems = [], []
     for k, cut in enumerate(cuts, 1):
         kept, desc = wl.crash_writes(cut, rng)
-        state = sparse_disk(h.work / "cut-state.img")
+        state = h.new_disk("cut-state")
         wl.apply(kept, state)
         has_sig = signature_of(state) != SWAP_MAGIC and any(e.index == last_sig for e, _ in kept)
         outcome, rc, seen = boot_cut_state(h, f"cut-{k + 1}", state, res)
@@ -3083,7 +3079,7 @@ def scenario_power_cut_resume(h):
     # How long a whole resume takes, on a copy: the cuts are drawn over it.
     vm, t_alive, _ = dormouse_resume_boot(h, "cutr-2", disk, res)
     span = t_alive - vm.resume_cmd_t + 1.0
-    rng = writelog.make_rng(h.args.power_cut_seed)
+    rng = random.Random(h.args.power_cut_seed)
     count = max(3, h.args.power_cuts // 2)
     table, problems = [], []
     for k in range(count):
@@ -3118,15 +3114,6 @@ def scenario_power_cut_resume(h):
         raise Failure("; ".join(problems) + "\n" + summary)
     return summary
 
-
-def filecmp_whole(a, b, chunk=1 << 20):
-    with open(a, "rb") as fa, open(b, "rb") as fb:
-        while True:
-            x, y = fa.read(chunk), fb.read(chunk)
-            if x != y:
-                return False
-            if not x:
-                return True
 
 
 

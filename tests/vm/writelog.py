@@ -15,7 +15,6 @@ leaves is every write before the last flush at or before it, and any
 subset of the writes after that flush up to the cut; the last write may be
 torn at a sector boundary. crash_writes() draws such a state.
 """
-import random
 import struct
 
 MAGIC = 0x6A736677736872
@@ -124,7 +123,3 @@ def pick_cuts(first, last, count, rng, always=()):
         hi = max(lo, first + span * (i + 1) // count - 1)
         cuts.add(rng.randint(lo, hi))
     return sorted(c for c in cuts if first <= c <= last)
-
-
-def make_rng(seed):
-    return random.Random(seed)
