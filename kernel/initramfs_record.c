@@ -76,6 +76,12 @@ static int apply(struct dmo_initramfs_record *r, const char *key, const char *v,
                 return parse_digest(v, &r->has_secret_key, r->secret_key_sha256);
         if (strcmp(key, "resume") == 0)
                 return copy_value(r->resume, sizeof(r->resume), v);
+        if (strcmp(key, "reads-hibernate-location") == 0) {
+                if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+                        return -EINVAL;
+                r->reads_efi_location = strcmp(v, "yes") == 0;
+                return 0;
+        }
         return 0; /* a later version's key */
 }
 

@@ -16,6 +16,11 @@
  *   secret-key-sha256 = <64 hex>|none  the pubkey mode secret key it copied
  *   resume = SPEC                   initramfs-tools' RESUME (conf.d/resume
  *                                   or its automatic choice); may be empty
+ *   reads-hibernate-location = yes|no  whether its resume reads systemd's
+ *                                   HibernateLocation (efivarfs in it, on a
+ *                                   machine booted through EFI); absent in
+ *                                   the records of a dormouse that did not
+ *                                   read it, and taken as no
  * Unknown keys are skipped (a later version may add some).
  *
  * Contract: parsing is pure and bounds-checked (a record is read as root
@@ -45,6 +50,7 @@ struct dmo_initramfs_record {
         bool has_secret_key;
         uint8_t secret_key_sha256[DMO_SHA256_LEN];
         char resume[DMO_RESUME_SPEC_MAX]; /* "" when none */
+        bool reads_efi_location;          /* reads-hibernate-location = yes */
         unsigned bad_line; /* on -EINVAL: the line at fault (0: a required key is missing) */
 };
 

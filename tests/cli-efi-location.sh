@@ -81,5 +81,39 @@ rm -f "$var"
 check "a named device: hibernated, and no HibernateLocation written" \
 	sh -c '"$2" info "$3" >/dev/null && test ! -e "$1"' sh "$var" "$prog" "$swap"
 
+# The initramfs must read the variable: its record says whether it does.
+# One written by a dormouse that did not (no such line), or built on a
+# boot without EFI, would boot afresh: refused before the freeze.
+"$mkswap" -U "$uuid" "$swap" >/dev/null 2>&1
+rm -f "$var"
+release=6.12.0-test
+mkdir -p "$tmp/state/initramfs"
+cp "$tmp/dormouse.conf" "$tmp/state/initramfs/$release.conf"
+sum=$(sha256sum <"$tmp/dormouse.conf" | cut -d ' ' -f 1)
+put_record() {
+	printf 'record = 1\nkernel = %s\nbuilder = initramfs-tools\nconfig-sha256 = %s\nresume =\n%b' \
+		"$release" "$sum" "$1" >"$tmp/state/initramfs/$release"
+}
+hibernate_recorded() {
+	"$prog" hibernate $common --sim-proc "$tmp/proc" --efivars "$tmp/efivars" \
+		--sim-kernel-release "$release" --sim-state-dir "$tmp/state" 2>"$tmp/err"
+	rc=$?
+}
+put_record ""
+hibernate_recorded
+check "an initramfs of an older dormouse (no reads-hibernate-location): refused (exit 2)" \
+	test "$rc" = 2
+check "naming the kernel, HibernateLocation and the way out" \
+	grep -q "initramfs of kernel $release would not read systemd's HibernateLocation.*run update-initramfs -u (or dracut -f), or put resume=$swap" "$tmp/err"
+check "nothing written: no variable, the area still plain swap" \
+	sh -c 'test ! -e "$1" && test "$(blkid -p -o value -s TYPE "$2")" = swap' sh "$var" "$swap"
+put_record "reads-hibernate-location = no\n"
+hibernate_recorded
+check "an initramfs built on a boot without EFI: refused the same way" \
+	sh -c 'test "$1" = 2 && grep -q "would not read systemd.s HibernateLocation" "$2"' sh "$rc" "$tmp/err"
+put_record "reads-hibernate-location = yes\n"
+hibernate_recorded
+check "an initramfs that reads it: hibernated" test "$rc" = 0
+
 echo "1..$n"
 exit $((failed > 0))

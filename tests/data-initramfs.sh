@@ -476,6 +476,13 @@ check "hook: keeps the copy of dormouse.conf beside the record" \
 check "hook: records initramfs-tools' RESUME" test "$(record_value resume)" = "UUID=1234-abcd"
 check "hook: records no secret key outside pubkey mode" test "$(record_value secret-key-sha256)" = none
 check "hook: leaves no temporary file" test "$(ls "$state")" = "$(printf '6.12.0-test\n6.12.0-test.conf')"
+check "hook: not booted through EFI, records that its resume does not read HibernateLocation" \
+	test "$(record_value reads-hibernate-location)" = no
+mkdir -p "$sys/firmware/efi"
+record_hook RESUME=UUID=1234-abcd
+check "hook: booted through EFI, records that its resume reads HibernateLocation" \
+	test "$(record_value reads-hibernate-location)" = yes
+rm -rf "$sys/firmware"
 record_hook RESUME=none
 check "hook: RESUME=none records no resume device" test -z "$(record_value resume)"
 # initramfs-tools' resume hook ran first (PREREQ) and chose a device itself.
@@ -543,6 +550,16 @@ check "dracut: install records what the initramfs of the kernel holds" \
 	"6.12.0-test dracut $(sha256sum <"$host/etc/dormouse.conf" | cut -d ' ' -f 1)"
 check "dracut: keeps the copy of dormouse.conf beside the record" \
 	cmp -s "$host/etc/dormouse.conf" "$state/6.12.0-test.conf"
+check "dracut: not booted through EFI, records that its resume does not read HibernateLocation" \
+	test "$(record_value reads-hibernate-location)" = no
+mkdir -p "$host/sys/firmware/efi"
+kernel=6.12.0-test DORMOUSE_STATE_DIR="$host/state" dracut_setup install
+check "dracut: booted through EFI, records that its resume reads HibernateLocation" \
+	test "$(record_value reads-hibernate-location)" = yes
+dracut_setup installkernel
+check "dracut: booted through EFI, installkernel adds efivarfs (HibernateLocation)" \
+	grep -qx "instmods hostonly= efivarfs" "$host/log"
+rm -rf "$host/sys/firmware"
 printf 'theme = plymouth:bgrt\n' >"$host/etc/dormouse.conf"
 DORMOUSE_PLYMOUTH_ROOT=$proot dracut_setup install
 check "dracut: theme = plymouth:NAME copies the .plymouth file and its ImageDir's images" \

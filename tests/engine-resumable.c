@@ -45,7 +45,9 @@ static int read_copy(void *ctx, const char *path, char device[DMO_RESUME_SPEC_MA
 
 /* The record, as the hook writes it: a copy of conf_text (NULL: none),
  * the digest of the key file here (secret_key), version. */
-static void record(const struct machine *m, const char *conf_text, bool secret_key, int version)
+/* reads: the record's reads-hibernate-location, "" for none. */
+static void record(const struct machine *m, const char *conf_text, bool secret_key, int version,
+                   const char *reads)
 {
         char copy[700], rec[700];
         snprintf(copy, sizeof(copy), "%s/initramfs/%s.conf", m->state, release);
@@ -58,8 +60,10 @@ static void record(const struct machine *m, const char *conf_text, bool secret_k
                     "-f 1)\"; else echo 'config-sha256 = none'; fi; "
                     "if %s; then echo \"secret-key-sha256 = $(sha256sum < '%s' | cut -d ' ' "
                     "-f 1)\"; else echo 'secret-key-sha256 = none'; fi; "
-                    "echo 'resume = '; } > '%s'",
-                    version, release, copy, copy, secret_key ? "true" : "false", m->key, rec);
+                    "echo 'resume = '; [ -z '%s' ] || echo 'reads-hibernate-location = %s'; "
+                    "} > '%s'",
+                    version, release, copy, copy, secret_key ? "true" : "false", m->key, reads,
+                    reads, rec);
 }
 
 /* A machine as it should be: its area active, resume= naming it, no
@@ -83,7 +87,7 @@ static void machine(struct machine *m, const char *name)
         put(m->swaps, text);
         snprintf(text, sizeof(text), "ro quiet resume=%s\n", m->swap);
         put(m->cmdline, text);
-        record(m, NULL, false, 1);
+        record(m, NULL, false, 1, "yes");
         m->copy_offset = -1;
         m->target = (struct dmo_swap_target){.path = m->swap};
         m->p = (struct dmo_resumable_params){
@@ -154,7 +158,7 @@ static void test_the_initramfs_must_hold_dormouse_and_its_record(void)
         CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_NO_RECORD);
         CHECK(strstr(v.record_path, "/state/initramfs/6.12.0-test") != NULL);
         CHECK(strcmp(v.release, release) == 0);
-        record(&m, NULL, false, 2);
+        record(&m, NULL, false, 2, "yes");
         CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_RECORD_TOO_NEW);
         dmo_test_sh("echo garbage >'%s/initramfs/%s'", m.state, release);
         CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_RECORD_UNREADABLE);
@@ -169,7 +173,7 @@ static void test_the_copy_of_dormouse_conf_must_be_the_recorded_one(void)
         struct machine m;
         struct dmo_resumable v;
         machine(&m, "copy");
-        record(&m, "compress = lz4\n", false, 1);
+        record(&m, "compress = lz4\n", false, 1, "yes");
         put(m.conf, "compress = lz4\n");
         CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_YES);
         CHECK(!v.copy_outdated);
@@ -177,7 +181,7 @@ static void test_the_copy_of_dormouse_conf_must_be_the_recorded_one(void)
         CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_COPY_UNREADABLE);
         CHECK_INT(v.error, ==, -EBADMSG);
         CHECK(strstr(v.copy_path, "/initramfs/6.12.0-test.conf") != NULL);
-        record(&m, "compress = lz4\n", false, 1);
+        record(&m, "compress = lz4\n", false, 1, "yes");
         m.copy_error = -EFBIG; /* what the caller's reader said */
         CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_COPY_UNREADABLE);
         CHECK_INT(v.error, ==, -EFBIG);
@@ -191,8 +195,15 @@ static void test_the_initramfs_must_look_where_the_image_goes(void)
         machine(&m, "where");
         put(m.cmdline, "ro quiet\n");
         CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_NOWHERE);
-        m.p.via_efi_location = true; /* HibernateLocation names it */
+        m.p.via_efi_location = true; /* HibernateLocation names it... */
         CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_YES);
+        /* ...to an initramfs that reads it; one built by an older dormouse
+         * (no such key) or on a boot without EFI does not. */
+        record(&m, NULL, false, 1, "");
+        CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_NO_EFI_LOCATION);
+        record(&m, NULL, false, 1, "no");
+        CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_NO_EFI_LOCATION);
+        record(&m, NULL, false, 1, "yes");
         m.p.via_efi_location = false;
 
         snprintf(text, sizeof(text), "resume=%s/missing\n", m.dir);
@@ -210,7 +221,7 @@ static void test_the_initramfs_must_look_where_the_image_goes(void)
         CHECK_INT(v.place.offset_from, ==, DMO_RESUME_FROM_CMDLINE);
 
         /* The copy of dormouse.conf comes first. */
-        record(&m, "resume device = x\n", false, 1);
+        record(&m, "resume device = x\n", false, 1, "yes");
         REQUIRE(strlen(m.swap) < sizeof(m.copy_device));
         memcpy(m.copy_device, m.swap, strlen(m.swap) + 1);
         m.copy_offset = 0;
@@ -226,7 +237,7 @@ static void test_a_public_key_image_needs_the_secret_key_in_the_initramfs(void)
         machine(&m, "key");
         m.p.encrypt = DMO_ENCRYPT_PUBKEY;
         CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_NO_SECRET_KEY);
-        record(&m, NULL, true, 1);
+        record(&m, NULL, true, 1, "yes");
         CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_YES);
         dmo_test_sh("echo two >'%s'", m.key); /* dormouse keygen since */
         CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_ANOTHER_SECRET_KEY);

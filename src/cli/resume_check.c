@@ -133,6 +133,14 @@ static void say_resume_side(const struct dmo_cli_resume_check *rc, const struct 
                                 "hibernate again"),
                               v->release, t->path, t->path, default_config);
                 break;
+        case DMO_RESUMABLE_NO_EFI_LOCATION:
+                dmo_cli_error(_("nothing names a resume device, and the initramfs of kernel %s "
+                                "would not read systemd's HibernateLocation, which would say "
+                                "where the image is (it was built by an older dormouse, or on a "
+                                "boot without EFI): run update-initramfs -u (or dracut -f), or "
+                                "put resume=%s on the kernel command line, and hibernate again"),
+                              v->release, t->path);
+                break;
         case DMO_RESUMABLE_NOT_A_DEVICE:
                 dmo_cli_error(_("the initramfs would look for the image on %s (%s), which is not "
                                 "a device here (%s); the image goes to %s. Make them the same, "

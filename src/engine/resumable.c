@@ -112,10 +112,13 @@ static enum dmo_resumable_verdict resume_side(const struct dmo_resumable_params 
         const struct dmo_swap_target *t = p->target;
         dmo_initramfs_resume_place(in->device, in->offset, cl, &in->rec, &out->place);
         /* HibernateLocation names the target itself; the initramfs only
-         * has to read it (its dormouse does, when the record says it is
-         * there), and prefers it to initramfs-tools' RESUME=. */
+         * has to read it, and prefers it to initramfs-tools' RESUME=. Its
+         * record says whether it reads it: a dormouse before that, or an
+         * initramfs built on a boot without EFI (no efivarfs in it), would
+         * boot afresh. */
         if (p->via_efi_location && !in->device[0] && !cl->resume[0])
-                return DMO_RESUMABLE_YES;
+                return in->rec.reads_efi_location ? DMO_RESUMABLE_YES
+                                                  : DMO_RESUMABLE_NO_EFI_LOCATION;
         if (!out->place.spec[0])
                 return DMO_RESUMABLE_NOWHERE;
         char path[512];

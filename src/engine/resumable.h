@@ -72,6 +72,7 @@ enum dmo_resumable_verdict {
         DMO_RESUMABLE_RECORD_UNREADABLE,  /* error (-EINVAL: not a record, or another kernel's) */
         DMO_RESUMABLE_COPY_UNREADABLE,    /* copy_path, error (-EBADMSG: not the recorded one) */
         DMO_RESUMABLE_NOWHERE,            /* it names no resume device */
+        DMO_RESUMABLE_NO_EFI_LOCATION,    /* nor reads HibernateLocation, which would */
         DMO_RESUMABLE_NOT_A_DEVICE,       /* place.spec, error: no device here */
         DMO_RESUMABLE_A_FILE,             /* place.spec is a file: it cannot open it */
         DMO_RESUMABLE_ANOTHER_DEVICE,     /* place.spec is not the target */
