@@ -171,7 +171,7 @@ static void page_events_from_more_threads_than_lanes_are_all_counted(void)
                 pthread_create(&t[i], NULL, add_many, &a);
         for (int i = 0; i < THREADS; i++)
                 pthread_join(t[i], NULL);
-        dmo_progress_add_bytes(p, 7);
+        dmo_progress_add_bytes(p, 7, 0);
         dmo_progress_sample(p, &s);
         CHECK_INT(s.pages_done, ==, THREADS * 20000);
         CHECK_INT(s.bytes_out, ==, 7);
@@ -187,7 +187,7 @@ static void a_new_model_counts_from_zero_on_the_same_thread(void)
                 struct dmo_progress_snapshot s;
                 REQUIRE(dmo_progress_new(DMO_MODE_RESUME, &p) == 0);
                 dmo_progress_add_pages(p, 5);
-                dmo_progress_add_bytes(p, 9);
+                dmo_progress_add_bytes(p, 9, 0);
                 dmo_progress_sample(p, &s);
                 CHECK_INT(s.pages_done, ==, 5);
                 CHECK_INT(s.bytes_out, ==, 9);

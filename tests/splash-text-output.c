@@ -131,7 +131,7 @@ static void test_log_of_a_100000_page_run_has_start_each_tenth_once_and_totals(v
         dmo_progress_set_total(r.p, 100000);
         for (int i = 0; i < 100000; i += 250) {
                 dmo_progress_add_pages(r.p, 250);
-                dmo_progress_add_bytes(r.p, 250 * 2048);
+                dmo_progress_add_bytes(r.p, 250 * 2048, 0);
                 log_rig_render(&r, 1);
         }
         dmo_progress_set_phase(r.p, DMO_PHASE_SYNC);

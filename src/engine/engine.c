@@ -851,6 +851,7 @@ static int load_image(struct resumption *rs)
         int r;
 
         dmo_progress_set_total(cfg->progress, rs->info.header.image_pages);
+        dmo_progress_set_bytes_total(cfg->progress, rs->info.header.stream_len);
         dmo_progress_set_phase(cfg->progress, DMO_PHASE_READ);
         pacer_init(&pacer, cfg->step_delay_ms, rs->info.header.image_pages);
         struct dmo_engine_profile *prof = cfg->profile ? &rs->res->stats.profile : NULL;

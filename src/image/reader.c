@@ -10,6 +10,7 @@
 #include "util/thread.h"
 #include "progress/progress.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 
 /* Read-ahead per request, where the extent is long enough. */
 #define READ_AHEAD_BYTES (1u << 20)
@@ -422,9 +423,10 @@ static void *read_ahead_main(void *arg)
                 if (n > r->buf_cap)
                         n = r->buf_cap;
                 pthread_mutex_unlock(&r->rb_lock);
+                const uint64_t t0 = dmo_clock_ns(CLOCK_MONOTONIC);
                 int err = dmo_blockdev_pread(r->dev, b->data, n, e->offset + ext_pos);
                 if (err == 0 && r->progress)
-                        dmo_progress_add_bytes(r->progress, n);
+                        dmo_progress_add_bytes(r->progress, n, dmo_clock_ns(CLOCK_MONOTONIC) - t0);
                 pthread_mutex_lock(&r->rb_lock);
                 if (beyond && err == 0)
                         r->prefetched_bytes += n;

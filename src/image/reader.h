@@ -15,7 +15,8 @@
  * - dmo_image_probe() and dmo_image_reader_new() allocate; next_page() never
  *   does. The read-ahead issues requests of at least 1 MiB along each extent.
  * - May call format, the codec, the block device and the progress model
- *   (dmo_progress_add_bytes for bytes read). Never writes to the device,
+ *   (dmo_progress_add_bytes for bytes read, with each read's duration).
+ *   Never writes to the device,
  *   never prints. After an error, next_page() keeps returning it.
  */
 #ifndef DMO_IMAGE_READER_H

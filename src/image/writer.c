@@ -11,6 +11,7 @@
 #include "kernel/blockdev.h"
 #include "progress/progress.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/thread.h"
 
 /* Writes are coalesced up to this size where the slots are contiguous. */
@@ -85,13 +86,6 @@ struct dmo_image_writer {
         bool finished;
 };
 
-static uint64_t now_ns(clockid_t clk)
-{
-        struct timespec ts;
-        clock_gettime(clk, &ts);
-        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t div_up(uint64_t a, uint64_t b)
 {
         return a / b + (a % b != 0);
@@ -141,7 +135,7 @@ int dmo_image_writer_new(const struct dmo_image_writer_params *params, struct dm
         w->alloc_page = alloc_page;
         w->alloc_ctx = alloc_ctx;
         w->progress = progress;
-        w->t0_ns = now_ns(CLOCK_MONOTONIC);
+        w->t0_ns = dmo_clock_ns(CLOCK_MONOTONIC);
         w->paced_ns = w->t0_ns;
         w->adaptive = p.algo == DMO_COMPRESS_LZ4 && p.level == 0;
         dmo_pace_init(&w->pace, w->adaptive ? LZ4_SPEED_MAX : 1);
@@ -226,23 +220,17 @@ void dmo_image_writer_free(struct dmo_image_writer *w)
         free(w);
 }
 
-static uint64_t mono_ns(void)
-{
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 static int dev_write(struct dmo_image_writer *w, const void *buf, size_t len, uint64_t off)
 {
-        uint64_t t0 = mono_ns();
+        uint64_t t0 = dmo_clock_ns(CLOCK_MONOTONIC);
         int r = dmo_blockdev_pwrite(w->dev, buf, len, off);
-        w->io_ns += mono_ns() - t0;
+        uint64_t took = dmo_clock_ns(CLOCK_MONOTONIC) - t0;
+        w->io_ns += took;
         if (r < 0)
                 return r;
         w->writes++;
         if (w->progress)
-                dmo_progress_add_bytes(w->progress, len);
+                dmo_progress_add_bytes(w->progress, len, took);
         return 0;
 }
 
@@ -388,7 +376,7 @@ static int flush_stream(struct dmo_image_writer *w)
                  * slot a tenth of the time since the last decision or more);
                  * when the kernel's pages come slower than the codec takes
                  * them (two CPUs in check-vm), it would only add bytes. */
-                const uint64_t now = mono_ns();
+                const uint64_t now = dmo_clock_ns(CLOCK_MONOTONIC);
                 bool codec_waited = (w->wait_ns - w->wait_ns_seen) * 10 > now - w->paced_ns;
                 w->wait_ns_seen = w->wait_ns;
                 w->paced_ns = now;
@@ -485,9 +473,9 @@ int dmo_image_writer_page_buffers(struct dmo_image_writer *w, void **pages, size
                 if (r == -EAGAIN) {
                         /* Every slot is busy: wait for the oldest and store it. */
                         struct dmo_chunk *c;
-                        uint64_t t0 = mono_ns();
+                        uint64_t t0 = dmo_clock_ns(CLOCK_MONOTONIC);
                         r = dmo_codec_collect(w->codec, &c, true);
-                        w->wait_ns += mono_ns() - t0;
+                        w->wait_ns += dmo_clock_ns(CLOCK_MONOTONIC) - t0;
                         if (r < 0)
                                 return fail(w, r);
                         r = write_chunk(w, c);
@@ -599,7 +587,7 @@ static int finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
             .extent_count = w->n_ext,
             .identity = meta->identity,
             .start_ns = meta->start_ns,
-            .end_ns = meta->end_ns ? meta->end_ns : now_ns(CLOCK_REALTIME),
+            .end_ns = meta->end_ns ? meta->end_ns : dmo_clock_ns(CLOCK_REALTIME),
             .raw_bytes = w->pages * ps,
             .zero_pages = w->zero_pages,
         };
@@ -617,7 +605,7 @@ static int finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
         r = dmo_blockdev_sync(w->dev);
         if (r < 0)
                 return r;
-        h.write_ns = now_ns(CLOCK_MONOTONIC) - w->t0_ns;
+        h.write_ns = dmo_clock_ns(CLOCK_MONOTONIC) - w->t0_ns;
         if (w->p.key) {
                 h.flags |= DMO_IMAGE_F_ENCRYPTED;
                 h.crypto = w->crypto;
@@ -658,7 +646,7 @@ static int finish(struct dmo_image_writer *w, const struct dmo_image_meta *meta,
             .raw_bytes = h.raw_bytes,
             .stored_bytes = h.stored_bytes,
             .zero_pages = w->zero_pages,
-            .write_ns = now_ns(CLOCK_MONOTONIC) - w->t0_ns,
+            .write_ns = dmo_clock_ns(CLOCK_MONOTONIC) - w->t0_ns,
             .writes = w->writes,
             .mean_speed = w->flushes ? (double)w->speed_sum / (double)w->flushes : 1.0,
             .stored_chunks = w->stored_chunks,

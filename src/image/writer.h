@@ -14,8 +14,8 @@
  *   it is allocated in dmo_image_writer_new(); no later call allocates, so
  *   the writer runs after the snapshot.
  * - May call the codec, the block device, the allocator callback and the
- *   progress model (dmo_progress_add_bytes for bytes stored). Never prints,
- *   never touches the swap header page.
+ *   progress model (dmo_progress_add_bytes for bytes stored, with each
+ *   write's duration). Never prints, never touches the swap header page.
  * - LZ4 at level 0 adapts its acceleration (1 to 8) to the disk, and one
  *   step further stores chunks uncompressed if allow_store() said so: faster
  *   while the I/O thread waits for data, harder while the writer waits for

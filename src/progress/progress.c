@@ -51,6 +51,7 @@ struct lane {
         _Alignas(64) atomic_uintptr_t owner;
         atomic_uint_fast64_t pages;
         atomic_uint_fast64_t bytes;
+        atomic_uint_fast64_t device_ns;
 };
 
 /* Each thread remembers its lane in the model it last reported to. The
@@ -67,6 +68,7 @@ struct dmo_progress {
         /* Threads that found every lane taken, and the counter of lanes taken. */
         _Alignas(64) atomic_uint_fast64_t shared_pages;
         atomic_uint_fast64_t shared_bytes;
+        atomic_uint_fast64_t shared_device_ns;
         atomic_uint lanes_taken;
         atomic_uint_fast64_t pages_total;
         atomic_uint abort_state; /* ABORT_* bits: one word, so no request is lost */
@@ -79,6 +81,7 @@ struct dmo_progress {
         double last_fraction; /* the monotonic floor */
         struct dmo_rate rate; /* of the current data phase (rate.h) */
         uint64_t phase_pages; /* pages_done then */
+        uint64_t bytes_total; /* 0 while unknown (set_bytes_total) */
         char message[256];
 };
 
@@ -99,9 +102,11 @@ int dmo_progress_new(enum dmo_mode mode, struct dmo_progress **out)
                 atomic_init(&p->lanes[i].owner, 0);
                 atomic_init(&p->lanes[i].pages, 0);
                 atomic_init(&p->lanes[i].bytes, 0);
+                atomic_init(&p->lanes[i].device_ns, 0);
         }
         atomic_init(&p->shared_pages, 0);
         atomic_init(&p->shared_bytes, 0);
+        atomic_init(&p->shared_device_ns, 0);
         atomic_init(&p->lanes_taken, 0);
         atomic_init(&p->pages_total, 0);
         atomic_init(&p->abort_state, ABORT_OPEN);
@@ -138,6 +143,14 @@ static uint64_t sum_bytes_out(struct dmo_progress *p)
         uint64_t n = atomic_load_explicit(&p->shared_bytes, memory_order_relaxed);
         for (unsigned i = 0; i < LANES; i++)
                 n += atomic_load_explicit(&p->lanes[i].bytes, memory_order_relaxed);
+        return n;
+}
+
+static uint64_t sum_device_ns(struct dmo_progress *p)
+{
+        uint64_t n = atomic_load_explicit(&p->shared_device_ns, memory_order_relaxed);
+        for (unsigned i = 0; i < LANES; i++)
+                n += atomic_load_explicit(&p->lanes[i].device_ns, memory_order_relaxed);
         return n;
 }
 
@@ -198,13 +211,23 @@ void dmo_progress_add_pages(struct dmo_progress *p, uint64_t pages)
                 atomic_fetch_add_explicit(&p->shared_pages, pages, memory_order_relaxed);
 }
 
-void dmo_progress_add_bytes(struct dmo_progress *p, uint64_t bytes_out)
+void dmo_progress_add_bytes(struct dmo_progress *p, uint64_t bytes, uint64_t device_ns)
 {
         struct lane *l = my_lane(p);
-        if (l)
-                lane_add(&l->bytes, bytes_out);
-        else
-                atomic_fetch_add_explicit(&p->shared_bytes, bytes_out, memory_order_relaxed);
+        if (l) {
+                lane_add(&l->bytes, bytes);
+                lane_add(&l->device_ns, device_ns);
+        } else {
+                atomic_fetch_add_explicit(&p->shared_bytes, bytes, memory_order_relaxed);
+                atomic_fetch_add_explicit(&p->shared_device_ns, device_ns, memory_order_relaxed);
+        }
+}
+
+void dmo_progress_set_bytes_total(struct dmo_progress *p, uint64_t bytes)
+{
+        pthread_mutex_lock(&p->lock);
+        p->bytes_total = bytes;
+        pthread_mutex_unlock(&p->lock);
 }
 
 void dmo_progress_set_message(struct dmo_progress *p, const char *text)
@@ -297,6 +320,7 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
         out->pages_total = total;
         out->bytes_in = done * p->page_size;
         out->bytes_out = sum_bytes_out(p);
+        uint64_t device_ns = sum_device_ns(p);
         out->elapsed_s = now;
         unsigned abort_state = atomic_load(&p->abort_state);
         out->abort_requested = (abort_state & ABORT_REQUESTED) != 0;
@@ -306,8 +330,14 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
 
         if (is_data_phase(phase) && total > 0)
                 out->phase_fraction = done >= total ? 1.0 : (double)done / (double)total;
-        if (is_data_phase(phase) && total > 0 && bps > 1e3 && done <= total)
-                out->eta_s = (double)(total - done) * p->page_size / bps;
+        if (is_data_phase(phase) && total > 0 && bps > 1e3 && done <= total) {
+                double bytes_left =
+                    p->bytes_total > out->bytes_out ? (double)(p->bytes_total - out->bytes_out) : 0;
+                double device_bps =
+                    device_ns > 0 ? (double)out->bytes_out / ((double)device_ns / 1e9) : 0;
+                out->eta_s = dmo_rate_time_left((double)(total - done), bps / p->page_size,
+                                                bytes_left, device_bps);
+        }
 
         double f = overall_fraction(p->mode, phase, out->phase_fraction);
         if (f > p->last_fraction)

@@ -72,7 +72,13 @@ void dmo_progress_free(struct dmo_progress *p);
 void dmo_progress_set_phase(struct dmo_progress *p, enum dmo_phase phase);
 void dmo_progress_set_total(struct dmo_progress *p, uint64_t pages);
 void dmo_progress_add_pages(struct dmo_progress *p, uint64_t pages);
-void dmo_progress_add_bytes(struct dmo_progress *p, uint64_t bytes_out);
+/* Bytes stored (hibernate) or read (resume), and the time the device took
+ * to move them: the request's duration, 0 where it was not measured. */
+void dmo_progress_add_bytes(struct dmo_progress *p, uint64_t bytes, uint64_t device_ns);
+/* The bytes add_bytes will count in all, where they are known before the
+ * data phase (resume: the image's chunk stream); the time left then also
+ * follows them (dmo_rate_time_left in rate.h). */
+void dmo_progress_set_bytes_total(struct dmo_progress *p, uint64_t bytes);
 void dmo_progress_set_message(struct dmo_progress *p, const char *text);
 void dmo_progress_set_abortable(struct dmo_progress *p, bool abortable);
 bool dmo_progress_abort_requested(const struct dmo_progress *p);

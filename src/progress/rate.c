@@ -83,3 +83,15 @@ double dmo_rate_pages_per_s(struct dmo_rate *r)
         r->held = pages / span;
         return r->held;
 }
+
+double dmo_rate_time_left(double pages_left, double pages_per_s, double bytes_left,
+                          double device_bytes_per_s)
+{
+        if (!(pages_per_s > 0) || pages_left < 0)
+                return -1;
+        double by_pages = pages_left / pages_per_s;
+        if (!(device_bytes_per_s > 0) || !(bytes_left > 0))
+                return by_pages;
+        double by_bytes = bytes_left / device_bytes_per_s;
+        return by_bytes > by_pages ? by_bytes : by_pages;
+}

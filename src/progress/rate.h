@@ -44,4 +44,22 @@ void dmo_rate_note(struct dmo_rate *r, double now, uint64_t pages);
  * move the figure stands. Updates the held figure. */
 double dmo_rate_pages_per_s(struct dmo_rate *r);
 
+/* Seconds left of a data phase, < 0 while there is no figure: the pages
+ * left at the page rate, but never less than the bytes left on the device
+ * at the rate the device moves them while it works (its requests' bytes
+ * over their durations), where the phase's bytes are known in advance (at
+ * resume, the image's chunk stream; bytes_left 0 otherwise).
+ *
+ * Why both: where the device is the bottleneck its bytes come at a steady
+ * rate, but the pages they hold follow how well each part of memory
+ * compressed; when the part that compressed well came first (the kernel's
+ * own memory, before the programs'), the page rate promised half the time
+ * it took. Why the device's rate while it works, not the bytes seen per
+ * second: where the device is fast, it waits for the pages to be taken, so
+ * bytes per second of the whole phase would follow the pages' compression
+ * in turn and promise too much time; its rate while working is then far
+ * above what the pages need, and the pages decide. */
+double dmo_rate_time_left(double pages_left, double pages_per_s, double bytes_left,
+                          double device_bytes_per_s);
+
 #endif

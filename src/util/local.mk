@@ -1,6 +1,7 @@
 # util: gettext binding, scope cleanup, byte-order helpers, the number parser,
 # the string tables, the filter for untrusted text, the terminal reopener and
-# DORMOUSE_DEBUG_TIMING's marks and the process's own memory size,
+# DORMOUSE_DEBUG_TIMING's marks, the process's own memory size and the
+# nanosecond clock,
 # shared by every module.
 noinst_LIBRARIES += src/util/libdmo-util.a
 src_util_libdmo_util_a_SOURCES = src/util/i18n.c src/util/i18n.h src/util/cleanup.h src/util/le.h \
@@ -9,7 +10,8 @@ src_util_libdmo_util_a_SOURCES = src/util/i18n.c src/util/i18n.h src/util/cleanu
 	src/util/thread.c src/util/thread.h \
 	src/util/timing.c src/util/timing.h \
 	src/util/self_memory.c src/util/self_memory.h \
-	src/util/small_file.c src/util/small_file.h
+	src/util/small_file.c src/util/small_file.h \
+	src/util/clock.h
 
 check_PROGRAMS += tests/util-printable.test
 TESTS += tests/util-printable.test

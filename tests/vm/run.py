@@ -1402,9 +1402,13 @@ def image_kib(h, disk):
             stored // 1024 if isinstance(stored, int) else None)
 
 
-# The text progress's phases, and what ends each (the next phase's text,
-# or the hibernation's end: its power-off, the kernel's last words).
+# The text progress's phases, and what ends each: the next phase's text,
+# the end of the data phase (DORMOUSE_DEBUG_TIMING's memory line, which
+# init.sh turns on; the text progress prints a line at each tenth, so the
+# last of the write phase may be all it says) or the hibernation's end (its
+# power-off, the kernel's last words).
 ETA_PHASES = {"hibernate": ("Saving memory to disk", r"Finishing the image|Powering off|"
+                            r"memory at the end of the data phase|"
                             r"reboot: Power down|VMTEST: DORMOUSE hibernate rc"),
               "resume": ("Restoring memory", r"Starting the saved system")}
 
