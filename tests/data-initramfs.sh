@@ -157,6 +157,20 @@ check "premount: \"resume device\" in the file named by DORMOUSE_CONF wins over 
 	test "$(calls | sed -n 's/^args://p')" = "resume"
 cp "$tmp/conf.d.saved" "$root/conf/conf.d/dormouse"
 rm -rf "$root/usr/local"
+# Without busybox (Debian's BUSYBOX=auto and no busybox package) there is
+# no grep: the script reads dormouse.conf and /proc/mounts with the shell.
+mv "$root/bin/grep" "$root/bin/grep.away"
+printf '# resume device = /dev/vdd\ncompress = lz4\n' >"$root/etc/dormouse.conf"
+run 1 "root=/dev/vda1" resume=UUID=0a1b2c3d >"$tmp/out" 2>&1
+check "premount: no grep: a commented-out \"resume device\" leaves conf.d/resume's RESUME" \
+	test "$(calls | sed -n 's/^args://p')" = "resume --resume-device UUID=0a1b2c3d"
+check "premount: no grep: and says nothing of a missing tool" sh -c '! grep -q "not found" "$1"' sh "$tmp/out"
+printf '  RESUME_device\t: /dev/vdc\n' >"$root/etc/dormouse.conf"
+run 1 "root=/dev/vda1" resume=UUID=0a1b2c3d
+check "premount: no grep: \"resume device\" in dormouse.conf still wins over conf.d/resume" \
+	test "$(calls | sed -n 's/^args://p')" = "resume"
+mv "$root/bin/grep.away" "$root/bin/grep"
+rm -f "$root/etc/dormouse.conf"
 
 run 1 "root=/dev/vda1 resume=/dev/vdb noresume"
 check "premount: with noresume dormouse still runs (and discards the image)" \
