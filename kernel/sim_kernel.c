@@ -454,7 +454,10 @@ static int sim_shutdown(struct dmo_snapshot *s, enum dmo_shutdown mode)
 static int sim_open_target(struct dmo_snapshot *s, const struct dmo_swap_target *t,
                            struct dmo_blockdev **out)
 {
-        return dmo_blockdev_open(t->path, true, to_sim(s)->p.faults, out);
+        int r = dmo_blockdev_open(t->path, true, to_sim(s)->p.faults, out);
+        if (r == 0 && to_sim(s)->p.direct_io)
+                (void)dmo_blockdev_set_direct(*out, true); /* refused: stays buffered */
+        return r;
 }
 
 static int sim_check_boot_stage(struct dmo_snapshot *s, const struct dmo_swap_target *t,

@@ -32,7 +32,8 @@
  * and returns DMO_SHUTDOWN_DONE, after which every call except free fails
  * with -ESHUTDOWN; in suspend mode it lets go of the image and returns
  * DMO_SHUTDOWN_WOKE; with shutdown-fails in the plan its first call returns
- * -EIO and the machine stays frozen. open_target opens the file with the plan's faults;
+ * -EIO and the machine stays frozen. open_target opens the file with the plan's faults
+ * (and direct I/O on it with p.direct_io);
  * memory_bytes is size_bytes; check_boot_stage reads p.proc_dir if given.
  *
  * Contract: all memory is allocated in dmo_sim_kernel_new() (and the block
@@ -60,6 +61,12 @@ struct dmo_sim_params {
          * this is an early boot (kernel/boot_stage.h); NULL: it always is.
          * Borrowed; must outlive the sim. */
         const char *proc_dir;
+        /* open_target turns direct I/O on for the target, a regular file
+         * (dmo_blockdev_set_direct), as a block device is opened on a real
+         * kernel: the image's transfers bypass the page cache. Where the
+         * file system refuses O_DIRECT the target stays buffered
+         * (dmo_blockdev_direct says which). */
+        bool direct_io;
 };
 
 int dmo_sim_kernel_new(const struct dmo_sim_params *p, enum dmo_snapshot_mode mode,

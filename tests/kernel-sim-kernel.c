@@ -1,10 +1,13 @@
 /* The simulated kernel keeps the real kernel's rules: preconditions and the
- * unfreeze trap, swap allocation inside a real mkswap area, ENOSPC, and a
- * resume that checks every page bit for bit. */
+ * unfreeze trap, swap allocation inside a real mkswap area, ENOSPC, a
+ * resume that checks every page bit for bit, and the target opened with
+ * direct I/O when asked. */
 #include "tests/testlib.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -488,6 +491,37 @@ static void test_pages_survive_a_trip_through_swap_slots(void)
         dmo_fault_plan_free(plan);
 }
 
+/* direct_io: the target opened as a block device is, around the page
+ * cache, where the file system allows O_DIRECT; buffered otherwise, and
+ * without it. */
+static void test_direct_io_opens_the_target_around_the_page_cache(void)
+{
+        char path[512];
+        REQUIRE(mkswap_file("swap-direct", "1M", path, sizeof(path)));
+        int fd = open(path, O_RDONLY | O_DIRECT);
+        const bool fs_direct = fd >= 0;
+        if (fd >= 0)
+                close(fd);
+        struct dmo_swap_target t = {.path = path};
+        for (int direct = 0; direct < 2; direct++) {
+                struct dmo_sim_params p = {
+                    .size_bytes = 64 * PS, .seed = 1, .page_size = PS, .direct_io = direct};
+                struct dmo_snapshot *s = NULL;
+                REQUIRE(dmo_sim_kernel_new(&p, DMO_SNAPSHOT_HIBERNATE, &s) == 0);
+                struct dmo_blockdev *d = NULL;
+                REQUIRE(s->ops->open_target(s, &t, &d) == 0);
+                CHECK(dmo_blockdev_direct(d) == (direct && fs_direct));
+                /* An aligned page goes through either way. */
+                uint8_t *page = aligned_alloc(PS, PS);
+                REQUIRE(page);
+                CHECK_INT(dmo_blockdev_pread(d, page, PS, PS), ==, 0);
+                CHECK_INT(dmo_blockdev_pwrite(d, page, PS, PS), ==, 0);
+                free(page);
+                dmo_blockdev_free(d);
+                dmo_snapshot_free(s);
+        }
+}
+
 static void test_bad_parameters_are_refused(void)
 {
         struct dmo_snapshot *s = NULL;
@@ -502,13 +536,12 @@ static void test_bad_parameters_are_refused(void)
         CHECK(s == NULL);
 }
 
-DMO_TEST_MAIN(T(test_hibernate_preconditions_match_the_kernel),
-              T(test_read_stream_is_header_then_pages_then_end),
-              T(test_batched_transfers_match_page_by_page),
-              T(test_pref_image_size_shrinks_down_to_half),
-              T(test_allocation_stays_inside_a_mkswap_area),
-              T(test_allocation_honours_header_offset_and_planned_enospc),
-              T(test_set_swap_area_refuses_what_is_not_swap), T(test_resume_verifies_every_page),
-              T(test_resume_refuses_a_foreign_page_zero),
-              T(test_crash_checkpoint_kills_like_a_power_cut),
-              T(test_pages_survive_a_trip_through_swap_slots), T(test_bad_parameters_are_refused))
+DMO_TEST_MAIN(
+    T(test_hibernate_preconditions_match_the_kernel),
+    T(test_read_stream_is_header_then_pages_then_end), T(test_batched_transfers_match_page_by_page),
+    T(test_pref_image_size_shrinks_down_to_half), T(test_allocation_stays_inside_a_mkswap_area),
+    T(test_allocation_honours_header_offset_and_planned_enospc),
+    T(test_set_swap_area_refuses_what_is_not_swap), T(test_resume_verifies_every_page),
+    T(test_resume_refuses_a_foreign_page_zero), T(test_crash_checkpoint_kills_like_a_power_cut),
+    T(test_pages_survive_a_trip_through_swap_slots),
+    T(test_direct_io_opens_the_target_around_the_page_cache), T(test_bad_parameters_are_refused))
