@@ -1,9 +1,15 @@
 /* bench-hibernate: hibernate and resume throughput on the simulated kernel's
  * realistic page stream, side by side with baselines measured in the same run
  * on the same file system: raw dd of the same bytes, lz4 -1 and zstd -1 on
- * the same bytes, a raw read of the same bytes, and the engine's own codec
- * alone on the same stream (page generation + compression + checksums, no
- * I/O): the engine's limit when the disk is not. Also ns per progress event,
+ * the same bytes, a raw read of the same bytes, and the engine's limits: its
+ * own codec alone on the same stream (page generation + compression +
+ * checksums, no I/O; for LZ4 at each speed its pace can pick), the codec
+ * alone decoding the engine's own image (decompression + checksums + the
+ * sim kernel's check of each page, no I/O), and the disk alone (raw O_DIRECT
+ * write and read of the image's stored size in the engine's requests). The
+ * swap file is opened with O_DIRECT, as a block device is. The last line,
+ * engine/limit, is the limit's time over the engine's each way (1.00: the
+ * engine at its limit). Also ns per progress event,
  * the peak RSS and the locked memory (VmLck, VmPin: the engine locks memory
  * as on a real kernel) of the hibernate and resume processes, and the levers
  * measured rather than assumed: the disk with O_DIRECT and larger requests,
@@ -47,9 +53,11 @@
 #include "crypto/crypto.h"
 #include "image/reader.h"
 #include "engine/engine.h"
+#include "kernel/blockdev.h"
 #include "kernel/sim_kernel.h"
 #include "kernel/sim_pages.h"
 #include "progress/progress.h"
+#include "util/cleanup.h"
 
 static double now_s(void)
 {
@@ -152,6 +160,7 @@ struct cycle_args {
         enum dmo_compress compress;
         bool encrypt;     /* passphrase mode, cheapest Argon2id (not measured) */
         bool lock_memory; /* mlockall, as the engine does on a real kernel */
+        bool direct_io;   /* the target with O_DIRECT, as a block device is opened */
 };
 
 static const char bench_pass[] = "bench passphrase";
@@ -167,7 +176,7 @@ static int bench_unlock(void *ctx, const struct dmo_image_info *info, struct dmo
 static int hibernate_cycle(void *p, struct child_result *res)
 {
         struct cycle_args *a = p;
-        struct dmo_sim_params sp = {.size_bytes = a->size, .seed = 42};
+        struct dmo_sim_params sp = {.size_bytes = a->size, .seed = 42, .direct_io = a->direct_io};
         struct dmo_snapshot *snap;
         struct dmo_progress *progress;
         if (dmo_sim_kernel_new(&sp, DMO_SNAPSHOT_HIBERNATE, &snap) < 0 ||
@@ -180,6 +189,7 @@ static int hibernate_cycle(void *p, struct child_result *res)
             .image_size = -1,
             .shutdown = DMO_SHUTDOWN_PLATFORM,
             .lock_memory = a->lock_memory,
+            .profile = true, /* the write requests: the raw write's request size */
             .progress = progress,
             .hooks = {.ctx = res, .stats_ready = stats_ready_hook},
         };
@@ -210,7 +220,7 @@ static int hibernate_cycle(void *p, struct child_result *res)
 static int resume_cycle(void *p, struct child_result *res)
 {
         struct cycle_args *a = p;
-        struct dmo_sim_params sp = {.size_bytes = a->size, .seed = 42};
+        struct dmo_sim_params sp = {.size_bytes = a->size, .seed = 42, .direct_io = a->direct_io};
         struct dmo_snapshot *snap;
         struct dmo_progress *progress;
         if (dmo_sim_kernel_new(&sp, DMO_SNAPSHOT_RESUME, &snap) < 0 ||
@@ -282,23 +292,84 @@ static double ns_per_event(unsigned threads, bool shared)
         return best * 1e9 / (double)a.n;
 }
 
-/* The engine's codec alone on the same stream: the simulated kernel's
- * pages generated into each chunk (what the engine's read from the kernel
- * costs here), compressed and checksummed by the same workers; no I/O, no
- * image format. Seconds, or < 0; *stored: payload bytes. */
-static double codec_alone(const struct cycle_args *a, uint64_t pages, uint32_t page_size,
-                          uint64_t *stored)
+/* What the codec made of the stream, kept in memory for the decode alone:
+ * each chunk's fields as the image stores them, its payload in blob. */
+struct encoded_chunk {
+        uint32_t npages, flags, payload_len;
+        uint64_t zero_map, payload_hash, pages_hash;
+        uint64_t at; /* where its payload starts in blob */
+};
+
+struct encoded {
+        struct encoded_chunk *chunks;
+        size_t n, cap;
+        uint8_t *blob;
+        uint64_t blob_len;
+};
+
+static void encoded_free(struct encoded *e)
 {
-        struct dmo_codec_params cp = {
-            .dir = DMO_CODEC_ENCODE,
+        free(e->chunks);
+        free(e->blob);
+        *e = (struct encoded){0};
+}
+
+static int encoded_keep(struct encoded *e, const struct dmo_chunk *ch)
+{
+        if (e->n == e->cap)
+                return -EOVERFLOW;
+        e->chunks[e->n++] = (struct encoded_chunk){
+            .npages = ch->npages,
+            .flags = ch->flags,
+            .payload_len = ch->payload_len,
+            .zero_map = ch->zero_map,
+            .payload_hash = ch->payload_hash,
+            .pages_hash = ch->pages_hash,
+            .at = e->blob_len,
+        };
+        memcpy(e->blob + e->blob_len, ch->stored, ch->payload_len);
+        e->blob_len += ch->payload_len;
+        return 0;
+}
+
+static struct dmo_codec_params codec_params(const struct cycle_args *a, enum dmo_codec_dir dir,
+                                            uint32_t page_size)
+{
+        return (struct dmo_codec_params){
+            .dir = dir,
             .algo = a->compress,
             .page_size = page_size,
             .chunk_pages = DMO_CHUNK_MAX_PAGES, /* the image writer's default */
             .threads = a->threads,
         };
+}
+
+/* The engine's codec alone on the same stream: the simulated kernel's
+ * pages generated into each chunk (what the engine's read from the kernel
+ * costs here), compressed and checksummed by the same workers; no I/O, no
+ * image format. speed: dmo_codec_set_speed()'s (0: the level's own). keep
+ * (nullable): every chunk is kept there too (a copy that costs time: not
+ * with a timed run). Seconds, or < 0; *stored: payload bytes. */
+static double codec_alone(const struct cycle_args *a, uint64_t pages, uint32_t page_size,
+                          unsigned speed, uint64_t *stored, struct encoded *keep)
+{
+        struct dmo_codec_params cp = codec_params(a, DMO_CODEC_ENCODE, page_size);
         struct dmo_codec *c;
         if (dmo_codec_new(&cp, &c) < 0)
                 return -1;
+        dmo_codec_set_speed(c, speed);
+        if (keep) {
+                *keep = (struct encoded){0};
+                keep->cap = (size_t)((pages + cp.chunk_pages - 1) / cp.chunk_pages);
+                keep->chunks = calloc(keep->cap, sizeof(*keep->chunks));
+                /* Worst case; only what is written becomes resident. */
+                keep->blob = malloc(keep->cap * (size_t)dmo_codec_payload_capacity(c));
+                if (!keep->chunks || !keep->blob) {
+                        encoded_free(keep);
+                        dmo_codec_free(c);
+                        return -1;
+                }
+        }
         uint64_t next = 0, out = 0;
         double t0 = now_s();
         for (;;) {
@@ -315,7 +386,11 @@ static double codec_alone(const struct cycle_args *a, uint64_t pages, uint32_t p
                 int r = dmo_codec_collect(c, &ch, true);
                 if (r == -ENODATA)
                         break;
+                if (r == 0 && keep)
+                        r = encoded_keep(keep, ch);
                 if (r < 0) {
+                        if (keep)
+                                encoded_free(keep);
                         dmo_codec_free(c);
                         return -1;
                 }
@@ -326,6 +401,173 @@ static double codec_alone(const struct cycle_args *a, uint64_t pages, uint32_t p
         dmo_codec_free(c);
         *stored = out;
         return t;
+}
+
+/* The engine's codec alone decoding the chunks in e (the engine's image,
+ * image_chunks()): the same chunks, workers and checksums, each payload
+ * copied into its slot (as
+ * the image reader copies it from its read-ahead), and every page handed
+ * back checked as the simulated kernel checks what a resume gives it
+ * (generated again from the seed and compared, on this thread, the
+ * engine's; the first page is the sim kernel's header); no I/O, no image
+ * format. Seconds, or < 0 (a chunk that did
+ * not decode, or a page that differs). */
+static double codec_decode_alone(const struct cycle_args *a, const struct encoded *e,
+                                 uint32_t page_size)
+{
+        struct dmo_codec_params cp = codec_params(a, DMO_CODEC_DECODE, page_size);
+        struct dmo_codec *c;
+        if (dmo_codec_new(&cp, &c) < 0)
+                return -1;
+        uint8_t *expect = malloc(page_size);
+        if (!expect) {
+                dmo_codec_free(c);
+                return -1;
+        }
+        size_t next = 0;
+        uint64_t page = 0;
+        int bad = 0;
+        double t0 = now_s();
+        for (;;) {
+                struct dmo_chunk *ch;
+                while (next < e->n && dmo_codec_acquire(c, &ch) == 0) {
+                        const struct encoded_chunk *k = &e->chunks[next++];
+                        ch->npages = k->npages;
+                        ch->zero_map = k->zero_map;
+                        ch->flags = k->flags;
+                        ch->payload_len = k->payload_len;
+                        ch->payload_hash = k->payload_hash;
+                        ch->pages_hash = k->pages_hash;
+                        memcpy(ch->payload, e->blob + k->at, k->payload_len);
+                        dmo_codec_submit(c, ch);
+                }
+                int r = dmo_codec_collect(c, &ch, true);
+                if (r == -ENODATA)
+                        break;
+                if (r < 0 || ch->error) {
+                        bad = 1;
+                        if (r < 0)
+                                break;
+                }
+                for (uint32_t k = 0; !ch->error && k < ch->npages; k++, page++) {
+                        if (page == 0)
+                                continue; /* the sim kernel's header page */
+                        dmo_sim_page_fill(42, page, expect, page_size);
+                        if (memcmp(ch->restored + (size_t)k * page_size, expect, page_size) != 0)
+                                bad = 1;
+                }
+                dmo_codec_release(c, ch);
+        }
+        double t = now_s() - t0;
+        free(expect);
+        dmo_codec_free(c);
+        if (bad)
+                fprintf(stderr, "bench: the codec alone did not decode what it encoded\n");
+        return bad ? -1 : t;
+}
+
+static int read_dev(void *ctx, void *buf, size_t len, uint64_t off)
+{
+        return dmo_blockdev_pread(ctx, buf, len, off);
+}
+
+/* The chunks of the plain image in the swap file at path, read into memory
+ * along its extents (untimed: the decode alone decodes them from there).
+ * 0 or < 0. */
+static int image_chunks(const char *path, uint32_t page_size, struct encoded *e)
+{
+        *e = (struct encoded){0};
+        struct dmo_blockdev *dev;
+        if (dmo_blockdev_open(path, false, NULL, &dev) < 0)
+                return -1;
+        struct dmo_image_info info;
+        const struct dmo_image_header *h = &info.header;
+        struct dmo_extent *ext = NULL, *scratch = NULL;
+        uint8_t *page = malloc(page_size);
+        int r = -1;
+        if (!page || dmo_image_probe(dev, 0, page_size, &info) < 0 ||
+            (h->flags & DMO_IMAGE_F_ENCRYPTED))
+                goto out;
+        ext = calloc(h->extent_count, sizeof(*ext));
+        scratch = calloc(dmo_map_scratch_len(h), sizeof(*scratch));
+        const struct dmo_map_bounds b = {
+            .device_size = info.device_size,
+            .swap_header_offset = info.swap_header_offset,
+            .header_offset = info.sig.header_offset,
+        };
+        e->cap = h->chunk_count;
+        e->chunks = calloc(e->cap, sizeof(*e->chunks));
+        uint8_t *stream = malloc(h->stream_len + page_size);
+        e->blob = malloc(h->stream_len);
+        if (!ext || !scratch || !e->chunks || !stream || !e->blob ||
+            dmo_extent_map_load(h, &b, read_dev, dev, page, ext, scratch) < 0) {
+                free(stream);
+                goto out;
+        }
+        uint64_t got = 0;
+        for (uint64_t i = 0; i < h->extent_count && got < h->stream_len; i++) {
+                uint64_t len = ext[i].pages * page_size;
+                if (dmo_blockdev_pread(dev, stream + got, len, ext[i].offset) < 0)
+                        break;
+                got += len;
+        }
+        uint64_t pos = 0;
+        while (got >= h->stream_len && e->n < e->cap &&
+               pos + DMO_CHUNK_HEADER_LEN <= h->stream_len) {
+                struct dmo_chunk c;
+                if (dmo_chunk_header_decode(stream + pos, page_size, h->chunk_pages, h->compress,
+                                            false, &c) < 0 ||
+                    c.payload_len > h->stream_len - pos - DMO_CHUNK_HEADER_LEN)
+                        break;
+                c.stored = stream + pos + DMO_CHUNK_HEADER_LEN;
+                encoded_keep(e, &c);
+                pos += DMO_CHUNK_HEADER_LEN + c.payload_len;
+        }
+        free(stream);
+        r = e->n == h->chunk_count && pos == h->stream_len ? 0 : -1;
+out:
+        if (r < 0)
+                encoded_free(e);
+        free(page);
+        free(ext);
+        free(scratch);
+        dmo_blockdev_free(dev);
+        return r;
+}
+
+/* The disk alone: bytes written to (write) or read from path with O_DIRECT
+ * in requests of req bytes, one in flight at a time as on the engine's one
+ * I/O thread, from the file's second page on (the first is the swap
+ * header); a write ends with an fsync, as the engine's image does.
+ * Seconds; < 0 when O_DIRECT is refused here or a transfer fails. */
+static double raw_direct(const char *path, uint64_t bytes, size_t req, bool write,
+                         uint32_t page_size)
+{
+        int fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_DIRECT | O_CLOEXEC);
+        if (fd < 0)
+                return -1;
+        uint8_t *buf = aligned_alloc(page_size, req);
+        if (!buf) {
+                close(fd);
+                return -1;
+        }
+        for (size_t i = 0; i < req / page_size; i++)
+                dmo_sim_page_fill(42, i, buf + i * page_size, page_size);
+        bool ok = true;
+        double t0 = now_s();
+        for (uint64_t done = 0; ok && done < bytes;) {
+                size_t n = bytes - done < req ? (size_t)(bytes - done) : req;
+                ssize_t r = write ? pwrite(fd, buf, n, (off_t)(page_size + done))
+                                  : pread(fd, buf, n, (off_t)(page_size + done));
+                ok = r == (ssize_t)n;
+                done += n;
+        }
+        if (ok && write)
+                ok = fsync(fd) == 0;
+        double t = now_s() - t0;
+        free(buf);
+        close(fd);
+        return ok ? t : -1;
 }
 
 /* CRC32C with the SSE4.2 instruction, 8 bytes at a time (the hardware
@@ -428,12 +670,20 @@ static int drop_cache(const char *path)
         return system(cmd) == 0 ? 0 : -1;
 }
 
-/* One hibernate and one cold resume, each in a child process. */
+static int image_chunks(const char *path, uint32_t page_size, struct encoded *e);
+
+/* One hibernate and one cold resume, each in a child process. keep
+ * (nullable): the image's chunks, read between the two (the resume takes
+ * the image's signature off). */
 static int cycle(struct cycle_args *a, struct child_result *h, long *h_rss, struct child_result *r,
-                 long *r_rss)
+                 long *r_rss, struct encoded *keep)
 {
         if (in_child(hibernate_cycle, a, h, h_rss) < 0 || h->rc != 0) {
                 fprintf(stderr, "bench: hibernate failed\n");
+                return -1;
+        }
+        if (keep && image_chunks(a->swap, (uint32_t)sysconf(_SC_PAGESIZE), keep) < 0) {
+                fprintf(stderr, "bench: could not read the engine's image back\n");
                 return -1;
         }
         if (drop_cache(a->swap) < 0)
@@ -524,10 +774,10 @@ static int run_scaling(struct cycle_args *a, const char *list, uint32_t page_siz
                         rc = -1;
                         break;
                 }
-                double codec_s = codec_alone(a, pages, page_size, &stored);
+                double codec_s = codec_alone(a, pages, page_size, 0, &stored, NULL);
                 struct child_result h = {0}, r = {0};
                 long h_rss = 0, r_rss = 0;
-                if (codec_s < 0 || cycle(a, &h, &h_rss, &r, &r_rss) < 0) {
+                if (codec_s < 0 || cycle(a, &h, &h_rss, &r, &r_rss, NULL) < 0) {
                         rc = -1;
                         break;
                 }
@@ -602,6 +852,8 @@ int main(int argc, char **argv)
                 return 1;
 
         const uint32_t page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+        /* The target as a real kernel's swap partition is opened. */
+        a.direct_io = true;
         /* Lock memory as the engine does on a real kernel when allowed to. */
         struct rlimit ml;
         a.lock_memory =
@@ -646,18 +898,33 @@ int main(int argc, char **argv)
         snprintf(cmd, sizeof(cmd), "dd if='%s' of=/dev/null bs=1M status=none", raw);
         double read_s = run_timed(cmd);
         uint64_t codec_stored = 0;
-        double codec_s = codec_alone(&a, pages, page_size, &codec_stored);
+        double codec_s = codec_alone(&a, pages, page_size, 0, &codec_stored, NULL);
+        if (codec_s < 0)
+                return 1;
+        /* The speeds the writer's pace steps through (LZ4 at level 0 only,
+         * image/pace.h): acceleration 1, 2, 4, 8, then stored as they are. */
+        static const unsigned pace_speeds[] = {1, 2, 4, 8, DMO_CODEC_SPEED_STORE};
+        const size_t n_speeds = a.compress == DMO_COMPRESS_LZ4 ? DMO_ARRAY_SIZE(pace_speeds) : 0;
+        double speed_s[DMO_ARRAY_SIZE(pace_speeds)];
+        uint64_t speed_stored[DMO_ARRAY_SIZE(pace_speeds)];
+        for (size_t i = 0; i < n_speeds; i++) {
+                speed_s[i] =
+                    codec_alone(&a, pages, page_size, pace_speeds[i], &speed_stored[i], NULL);
+                if (speed_s[i] < 0)
+                        return 1;
+        }
 
         /* Plain and encrypted, alternated, best of two each: the machine
          * may be shared, and the comparison is what counts. */
+        struct encoded image; /* the last plain image's chunks */
         struct child_result hib = {0}, res = {0}, ehib = {0}, eres = {0};
         long hib_rss = 0, res_rss = 0, ehib_rss = 0, eres_rss = 0;
         for (int round = 0; round < 4; round++) {
                 struct cycle_args ca = a;
-                ca.encrypt = round % 2 == 1;
+                ca.encrypt = round % 2 == 0; /* the last image is plain: decoded alone below */
                 struct child_result h = {0}, r = {0};
                 long hr = 0, rr = 0;
-                if (cycle(&ca, &h, &hr, &r, &rr) < 0)
+                if (cycle(&ca, &h, &hr, &r, &rr, round == 3 ? &image : NULL) < 0)
                         return 1;
                 struct child_result *bh = ca.encrypt ? &ehib : &hib;
                 struct child_result *br = ca.encrypt ? &eres : &res;
@@ -674,6 +941,31 @@ int main(int argc, char **argv)
         double hib_write_s = hib.stats.data_s + hib.stats.sync_s;
         double stored_mb = (double)hib.stats.stored_bytes / 1e6;
 
+        /* The disk alone, the engine's image size in the engine's mean
+         * write request (its stream buffers, cut where the slots are not
+         * adjacent, and its map and header pages), best of three,
+         * alternated: the swap file is the target, its image is done with. */
+        uint64_t req_pages =
+            hib.stats.profile.writes
+                ? (hib.stats.stored_bytes / page_size + hib.stats.profile.writes / 2) /
+                      hib.stats.profile.writes
+                : 1;
+        const size_t req = (size_t)(req_pages ? req_pages : 1) * page_size;
+        /* The codec alone decoding the last plain image's chunks. */
+        double decode_s = codec_decode_alone(&a, &image, page_size);
+        encoded_free(&image);
+        if (decode_s < 0)
+                return 1;
+        double raw_write_s = -1, raw_read_s = -1;
+        for (int round = 0; round < 3; round++) {
+                double w = raw_direct(swap, hib.stats.stored_bytes, req, true, page_size);
+                double r = raw_direct(swap, hib.stats.stored_bytes, req, false, page_size);
+                if (w > 0 && (raw_write_s < 0 || w < raw_write_s))
+                        raw_write_s = w;
+                if (r > 0 && (raw_read_s < 0 || r < raw_read_s))
+                        raw_read_s = r;
+        }
+
         printf("\n%-44s %10s %10s\n", "", "MB/s", "ratio");
         printf("%-44s %10.0f\n", "page stream generation (sim kernel, 1 core)", mb / gen_s);
         printf("%-44s %10.0f %10.2f\n", "dormouse hibernate: pages -> swap file", mb / hib_write_s,
@@ -684,6 +976,21 @@ int main(int argc, char **argv)
                zstd_ratio);
         printf("%-44s %10.0f %10.2f\n", "  limit: the engine's codec alone, no I/O", mb / codec_s,
                mb / ((double)codec_stored / 1e6));
+        for (size_t i = 0; i < n_speeds; i++) {
+                char label[64];
+                if (pace_speeds[i] == DMO_CODEC_SPEED_STORE)
+                        snprintf(label, sizeof(label), "    the same, pages stored as they are");
+                else
+                        snprintf(label, sizeof(label), "    the same, LZ4 acceleration %u",
+                                 pace_speeds[i]);
+                printf("%-44s %10.0f %10.2f\n", label, mb / speed_s[i],
+                       mb / ((double)speed_stored[i] / 1e6));
+        }
+        if (raw_write_s > 0)
+                printf("%-44s %10.0f\n", "  limit: raw O_DIRECT write, image's size",
+                       mb / raw_write_s);
+        else
+                printf("%-44s %10s\n", "  limit: raw O_DIRECT write, image's size", "refused");
         double ehib_write_s = ehib.stats.data_s + ehib.stats.sync_s;
         char enc_label[64];
         snprintf(enc_label, sizeof(enc_label), "dormouse hibernate, encrypted (%s)",
@@ -694,6 +1001,12 @@ int main(int argc, char **argv)
                mb / res.stats.restore_s);
         printf("%-44s %10.0f\n", "dormouse resume, encrypted", mb / eres.stats.restore_s);
         printf("%-44s %10.0f\n", "  baseline: dd read of the same bytes (cold)", mb / read_s);
+        printf("%-44s %10.0f\n", "  limit: the engine's codec alone, decode", mb / decode_s);
+        if (raw_read_s > 0)
+                printf("%-44s %10.0f\n", "  limit: raw O_DIRECT read, image's size",
+                       mb / raw_read_s);
+        else
+                printf("%-44s %10s\n", "  limit: raw O_DIRECT read, image's size", "refused");
         /* Handing a page back includes the simulated kernel regenerating it
          * from the seed to compare bit for bit, on the engine's thread; the
          * real kernel only copies it. */
@@ -708,6 +1021,27 @@ int main(int argc, char **argv)
         printf("hibernate vs the codec alone: %.2fx of its throughput (1.00 = limited by the "
                "codec and the page source, not by I/O or the engine)\n",
                codec_s / hib_write_s);
+        printf("raw O_DIRECT: %.1f MB (the image's stored size) in %zu KiB requests (the "
+               "engine's mean write request: %llu writes), one in flight; disk write %.0f MB/s, "
+               "read %.0f MB/s; the engine's transfers: hibernate %s, resume %s\n",
+               stored_mb, req / 1024, (unsigned long long)hib.stats.profile.writes,
+               raw_write_s > 0 ? stored_mb / raw_write_s : 0.0,
+               raw_read_s > 0 ? stored_mb / raw_read_s : 0.0,
+               hib.stats.profile.direct_io ? "O_DIRECT" : "page cache",
+               res.stats.profile.direct_io ? "O_DIRECT" : "page cache");
+        const struct dmo_engine_profile *hp = &hib.stats.profile, *rp = &res.stats.profile;
+        printf("hibernate profile: %.3f s taking pages from the sim kernel, %.3f s storing them "
+               "(of it %.3f s waiting for the codec), %.3f s writing (I/O thread, %llu "
+               "requests); LZ4 mean speed %.2f, %llu of %llu chunks stored as they are; CPU "
+               "%.3f s user, %.3f s system\n",
+               hp->kernel_io_s, hp->image_s, hp->codec_wait_s, hp->write_s,
+               (unsigned long long)hp->writes, hp->mean_speed,
+               (unsigned long long)hp->stored_chunks, (unsigned long long)hp->chunks,
+               hp->cpu_user_s, hp->cpu_sys_s);
+        printf("resume profile: %.3f s reading and decoding, %.3f s handing pages to the sim "
+               "kernel; %llu of %llu chunks handed out in place; CPU %.3f s user, %.3f s system\n",
+               rp->image_s, rp->kernel_io_s, (unsigned long long)rp->stored_chunks,
+               (unsigned long long)rp->chunks, rp->cpu_user_s, rp->cpu_sys_s);
         printf("image: %llu pages, %.1f MB stored, %llu zero pages; phases: freeze %.3f s, "
                "snapshot %.3f s, write %.3f s, seal %.3f s\n",
                (unsigned long long)hib.stats.image_pages, stored_mb,
@@ -760,6 +1094,38 @@ int main(int argc, char **argv)
                        (double)(stored_mib / disk[i].div * disk[i].div) * 1048576.0 / 1e6 / t);
         }
         print_checksum_levers(page_size);
+
+        /* Last: the engine against its limit, the slower of what it cannot
+         * do without (its codec, the disk) measured above in this run. For
+         * hibernate, at each speed the pace may pick: the codec alone at
+         * that speed, or the disk writing what that speed stores at the raw
+         * write's rate, whichever is slower; the limit is the best speed.
+         * A disk refusing O_DIRECT leaves the codec alone as the limit. */
+        const double disk_bps = raw_write_s > 0 ? (double)hib.stats.stored_bytes / raw_write_s : 0;
+        double hib_limit_s = 0;
+        char hib_limit_at[48] = "";
+        for (size_t i = 0; i <= n_speeds; i++) {
+                double c = i < n_speeds ? speed_s[i] : codec_s;
+                uint64_t st = i < n_speeds ? speed_stored[i] : codec_stored;
+                double d = disk_bps > 0 ? (double)st / disk_bps : 0;
+                double t = c > d ? c : d;
+                if (hib_limit_s == 0 || t < hib_limit_s) {
+                        hib_limit_s = t;
+                        if (i == n_speeds)
+                                snprintf(hib_limit_at, sizeof(hib_limit_at), "the level's own");
+                        else if (pace_speeds[i] == DMO_CODEC_SPEED_STORE)
+                                snprintf(hib_limit_at, sizeof(hib_limit_at), "pages stored");
+                        else
+                                snprintf(hib_limit_at, sizeof(hib_limit_at), "LZ4 acceleration %u",
+                                         pace_speeds[i]);
+                }
+        }
+        double res_limit_s = raw_read_s > decode_s ? raw_read_s : decode_s;
+        printf("\nlimits: hibernate %.0f MB/s (%s, %s), resume %.0f MB/s (%s)\n", mb / hib_limit_s,
+               hib_limit_at, disk_bps > 0 ? "codec or disk" : "codec alone", mb / res_limit_s,
+               raw_read_s > decode_s ? "the raw read" : "the decode alone");
+        printf("engine/limit: hibernate %.2f, resume %.2f\n", hib_limit_s / hib_write_s,
+               res_limit_s / res.stats.restore_s);
 
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
         return system(cmd) == 0 ? 0 : 1;
