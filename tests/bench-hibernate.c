@@ -907,6 +907,8 @@ int main(int argc, char **argv)
         const size_t n_speeds = a.compress == DMO_COMPRESS_LZ4 ? DMO_ARRAY_SIZE(pace_speeds) : 0;
         double speed_s[DMO_ARRAY_SIZE(pace_speeds)];
         uint64_t speed_stored[DMO_ARRAY_SIZE(pace_speeds)];
+        /* Measured here and again after the engine's rounds, the faster of
+         * the two kept: a shared machine only ever makes it slower. */
         for (size_t i = 0; i < n_speeds; i++) {
                 speed_s[i] =
                     codec_alone(&a, pages, page_size, pace_speeds[i], &speed_stored[i], NULL);
@@ -951,11 +953,32 @@ int main(int argc, char **argv)
                       hib.stats.profile.writes
                 : 1;
         const size_t req = (size_t)(req_pages ? req_pages : 1) * page_size;
-        /* The codec alone decoding the last plain image's chunks. */
-        double decode_s = codec_decode_alone(&a, &image, page_size);
-        encoded_free(&image);
-        if (decode_s < 0)
+        /* The codec alone again at each speed, and decoding the last plain
+         * image's chunks, best of two. */
+        for (size_t i = 0; i < n_speeds; i++) {
+                uint64_t st;
+                double t = codec_alone(&a, pages, page_size, pace_speeds[i], &st, NULL);
+                if (t < 0)
+                        return 1;
+                if (t < speed_s[i])
+                        speed_s[i] = t;
+        }
+        double again = codec_alone(&a, pages, page_size, 0, &codec_stored, NULL);
+        if (again < 0)
                 return 1;
+        if (again < codec_s)
+                codec_s = again;
+        double decode_s = -1;
+        for (int round = 0; round < 2; round++) {
+                double t = codec_decode_alone(&a, &image, page_size);
+                if (t < 0) {
+                        encoded_free(&image);
+                        return 1;
+                }
+                if (decode_s < 0 || t < decode_s)
+                        decode_s = t;
+        }
+        encoded_free(&image);
         double raw_write_s = -1, raw_read_s = -1;
         for (int round = 0; round < 3; round++) {
                 double w = raw_direct(swap, hib.stats.stored_bytes, req, true, page_size);
