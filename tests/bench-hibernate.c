@@ -6,7 +6,7 @@
  * checksums, no I/O; for LZ4 at each speed its pace can pick), the codec
  * alone decoding the engine's own image (decompression + checksums + the
  * sim kernel's check of each page, no I/O), and the disk alone (raw O_DIRECT
- * write and read of the image's stored size in the engine's requests). The
+ * write and read of the image's extents in the engine's requests). The
  * swap file is opened with O_DIRECT, as a block device is. The last line,
  * engine/limit, is the limit's time over the engine's each way (1.00: the
  * engine at its limit). Also ns per progress event,
@@ -305,12 +305,16 @@ struct encoded {
         size_t n, cap;
         uint8_t *blob;
         uint64_t blob_len;
+        /* image_chunks(): where the stream lies on the device, in order. */
+        struct dmo_extent *ext;
+        uint64_t n_ext;
 };
 
 static void encoded_free(struct encoded *e)
 {
         free(e->chunks);
         free(e->blob);
+        free(e->ext);
         *e = (struct encoded){0};
 }
 
@@ -472,8 +476,8 @@ static int read_dev(void *ctx, void *buf, size_t len, uint64_t off)
 }
 
 /* The chunks of the plain image in the swap file at path, read into memory
- * along its extents (untimed: the decode alone decodes them from there).
- * 0 or < 0. */
+ * along its extents (untimed: the decode alone decodes them from there),
+ * and the extents. 0 or < 0. */
 static int image_chunks(const char *path, uint32_t page_size, struct encoded *e)
 {
         *e = (struct encoded){0};
@@ -525,6 +529,9 @@ static int image_chunks(const char *path, uint32_t page_size, struct encoded *e)
         }
         free(stream);
         r = e->n == h->chunk_count && pos == h->stream_len ? 0 : -1;
+        e->ext = ext;
+        e->n_ext = h->extent_count;
+        ext = NULL;
 out:
         if (r < 0)
                 encoded_free(e);
@@ -535,17 +542,24 @@ out:
         return r;
 }
 
-/* The disk alone: bytes written to (write) or read from path with O_DIRECT
- * in requests of req bytes, one in flight at a time as on the engine's one
- * I/O thread, from the file's second page on (the first is the swap
- * header); a write ends with an fsync, as the engine's image does.
- * Seconds; < 0 when O_DIRECT is refused here or a transfer fails. */
-static double raw_direct(const char *path, uint64_t bytes, size_t req, bool write,
-                         uint32_t page_size)
+/* The most the engine asks of the device at once: the writer's stream
+ * buffers and the reader's read-ahead requests are 1 MiB (image/writer.c,
+ * image/reader.c), cut where the slots are not adjacent. */
+#define ENGINE_REQUEST_MAX (1u << 20)
+
+/* The disk alone: the image's stream extents written (write) or read in
+ * order with O_DIRECT, in requests of at most ENGINE_REQUEST_MAX along each
+ * extent, one in flight at a time as on the engine's one I/O or read-ahead
+ * thread; a write ends with an fsync, as the engine's image does. The
+ * data is the stream's first pages, whatever the image held. Seconds, and
+ * *requests; < 0 when O_DIRECT is refused here or a transfer fails. */
+static double raw_direct(const char *path, const struct encoded *e, uint32_t page_size, bool write,
+                         uint64_t *requests)
 {
         int fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_DIRECT | O_CLOEXEC);
         if (fd < 0)
                 return -1;
+        const size_t req = ENGINE_REQUEST_MAX / page_size * page_size;
         uint8_t *buf = aligned_alloc(page_size, req);
         if (!buf) {
                 close(fd);
@@ -554,19 +568,24 @@ static double raw_direct(const char *path, uint64_t bytes, size_t req, bool writ
         for (size_t i = 0; i < req / page_size; i++)
                 dmo_sim_page_fill(42, i, buf + i * page_size, page_size);
         bool ok = true;
+        uint64_t n_req = 0;
         double t0 = now_s();
-        for (uint64_t done = 0; ok && done < bytes;) {
-                size_t n = bytes - done < req ? (size_t)(bytes - done) : req;
-                ssize_t r = write ? pwrite(fd, buf, n, (off_t)(page_size + done))
-                                  : pread(fd, buf, n, (off_t)(page_size + done));
-                ok = r == (ssize_t)n;
-                done += n;
+        for (uint64_t i = 0; ok && i < e->n_ext; i++) {
+                const uint64_t len = e->ext[i].pages * page_size;
+                for (uint64_t done = 0; ok && done < len; n_req++) {
+                        size_t n = len - done < req ? (size_t)(len - done) : req;
+                        off_t off = (off_t)(e->ext[i].offset + done);
+                        ssize_t r = write ? pwrite(fd, buf, n, off) : pread(fd, buf, n, off);
+                        ok = r == (ssize_t)n;
+                        done += n;
+                }
         }
         if (ok && write)
                 ok = fsync(fd) == 0;
         double t = now_s() - t0;
         free(buf);
         close(fd);
+        *requests = n_req;
         return ok ? t : -1;
 }
 
@@ -943,16 +962,6 @@ int main(int argc, char **argv)
         double hib_write_s = hib.stats.data_s + hib.stats.sync_s;
         double stored_mb = (double)hib.stats.stored_bytes / 1e6;
 
-        /* The disk alone, the engine's image size in the engine's mean
-         * write request (its stream buffers, cut where the slots are not
-         * adjacent, and its map and header pages), best of three,
-         * alternated: the swap file is the target, its image is done with. */
-        uint64_t req_pages =
-            hib.stats.profile.writes
-                ? (hib.stats.stored_bytes / page_size + hib.stats.profile.writes / 2) /
-                      hib.stats.profile.writes
-                : 1;
-        const size_t req = (size_t)(req_pages ? req_pages : 1) * page_size;
         /* The codec alone again at each speed, and decoding the last plain
          * image's chunks, best of two. */
         for (size_t i = 0; i < n_speeds; i++) {
@@ -978,16 +987,23 @@ int main(int argc, char **argv)
                 if (decode_s < 0 || t < decode_s)
                         decode_s = t;
         }
-        encoded_free(&image);
+
+        /* The disk alone: the image's extents in the engine's requests,
+         * best of three, alternated; the image is done with. */
         double raw_write_s = -1, raw_read_s = -1;
+        uint64_t raw_requests = 0;
         for (int round = 0; round < 3; round++) {
-                double w = raw_direct(swap, hib.stats.stored_bytes, req, true, page_size);
-                double r = raw_direct(swap, hib.stats.stored_bytes, req, false, page_size);
+                double w = raw_direct(swap, &image, page_size, true, &raw_requests);
+                double r = raw_direct(swap, &image, page_size, false, &raw_requests);
                 if (w > 0 && (raw_write_s < 0 || w < raw_write_s))
                         raw_write_s = w;
                 if (r > 0 && (raw_read_s < 0 || r < raw_read_s))
                         raw_read_s = r;
         }
+        uint64_t stream_pages = 0, image_extents = image.n_ext;
+        for (uint64_t i = 0; i < image.n_ext; i++)
+                stream_pages += image.ext[i].pages;
+        encoded_free(&image);
 
         printf("\n%-44s %10s %10s\n", "", "MB/s", "ratio");
         printf("%-44s %10.0f\n", "page stream generation (sim kernel, 1 core)", mb / gen_s);
@@ -1010,10 +1026,10 @@ int main(int argc, char **argv)
                        mb / ((double)speed_stored[i] / 1e6));
         }
         if (raw_write_s > 0)
-                printf("%-44s %10.0f\n", "  limit: raw O_DIRECT write, image's size",
+                printf("%-44s %10.0f\n", "  limit: raw O_DIRECT write, image's extents",
                        mb / raw_write_s);
         else
-                printf("%-44s %10s\n", "  limit: raw O_DIRECT write, image's size", "refused");
+                printf("%-44s %10s\n", "  limit: raw O_DIRECT write, image's extents", "refused");
         double ehib_write_s = ehib.stats.data_s + ehib.stats.sync_s;
         char enc_label[64];
         snprintf(enc_label, sizeof(enc_label), "dormouse hibernate, encrypted (%s)",
@@ -1026,10 +1042,10 @@ int main(int argc, char **argv)
         printf("%-44s %10.0f\n", "  baseline: dd read of the same bytes (cold)", mb / read_s);
         printf("%-44s %10.0f\n", "  limit: the engine's codec alone, decode", mb / decode_s);
         if (raw_read_s > 0)
-                printf("%-44s %10.0f\n", "  limit: raw O_DIRECT read, image's size",
+                printf("%-44s %10.0f\n", "  limit: raw O_DIRECT read, image's extents",
                        mb / raw_read_s);
         else
-                printf("%-44s %10s\n", "  limit: raw O_DIRECT read, image's size", "refused");
+                printf("%-44s %10s\n", "  limit: raw O_DIRECT read, image's extents", "refused");
         /* Handing a page back includes the simulated kernel regenerating it
          * from the seed to compare bit for bit, on the engine's thread; the
          * real kernel only copies it. */
@@ -1044,12 +1060,19 @@ int main(int argc, char **argv)
         printf("hibernate vs the codec alone: %.2fx of its throughput (1.00 = limited by the "
                "codec and the page source, not by I/O or the engine)\n",
                codec_s / hib_write_s);
-        printf("raw O_DIRECT: %.1f MB (the image's stored size) in %zu KiB requests (the "
-               "engine's mean write request: %llu writes), one in flight; disk write %.0f MB/s, "
-               "read %.0f MB/s; the engine's transfers: hibernate %s, resume %s\n",
-               stored_mb, req / 1024, (unsigned long long)hib.stats.profile.writes,
-               raw_write_s > 0 ? stored_mb / raw_write_s : 0.0,
-               raw_read_s > 0 ? stored_mb / raw_read_s : 0.0,
+        const double stream_mb = (double)(stream_pages * page_size) / 1e6;
+        printf("raw O_DIRECT: the image's %.1f MB of stream along its %llu extents, %llu requests "
+               "of %.0f KiB on average, one in flight (the engine: %.1f MB stored, %llu write "
+               "requests of %.0f KiB); disk write %.0f MB/s, read %.0f MB/s; the engine's "
+               "transfers: hibernate %s, resume %s\n",
+               stream_mb, (unsigned long long)image_extents, (unsigned long long)raw_requests,
+               raw_requests ? stream_mb * 1e6 / 1024 / (double)raw_requests : 0.0, stored_mb,
+               (unsigned long long)hib.stats.profile.writes,
+               hib.stats.profile.writes
+                   ? (double)hib.stats.stored_bytes / 1024 / (double)hib.stats.profile.writes
+                   : 0.0,
+               raw_write_s > 0 ? stream_mb / raw_write_s : 0.0,
+               raw_read_s > 0 ? stream_mb / raw_read_s : 0.0,
                hib.stats.profile.direct_io ? "O_DIRECT" : "page cache",
                res.stats.profile.direct_io ? "O_DIRECT" : "page cache");
         const struct dmo_engine_profile *hp = &hib.stats.profile, *rp = &res.stats.profile;
@@ -1124,7 +1147,8 @@ int main(int argc, char **argv)
          * that speed, or the disk writing what that speed stores at the raw
          * write's rate, whichever is slower; the limit is the best speed.
          * A disk refusing O_DIRECT leaves the codec alone as the limit. */
-        const double disk_bps = raw_write_s > 0 ? (double)hib.stats.stored_bytes / raw_write_s : 0;
+        const double disk_bps =
+            raw_write_s > 0 ? (double)(stream_pages * page_size) / raw_write_s : 0;
         double hib_limit_s = 0;
         char hib_limit_at[48] = "";
         for (size_t i = 0; i <= n_speeds; i++) {
