@@ -292,8 +292,8 @@ static double ns_per_event(unsigned threads, bool shared)
         return best * 1e9 / (double)a.n;
 }
 
-/* What the codec made of the stream, kept in memory for the decode alone:
- * each chunk's fields as the image stores them, its payload in blob. */
+/* An image's chunk stream, kept in memory for the decode alone: each
+ * chunk's fields as the image stores them, its payload in blob. */
 struct encoded_chunk {
         uint32_t npages, flags, payload_len;
         uint64_t zero_map, payload_hash, pages_hash;
@@ -303,8 +303,8 @@ struct encoded_chunk {
 struct encoded {
         struct encoded_chunk *chunks;
         size_t n, cap;
-        uint8_t *blob;
-        uint64_t blob_len;
+        uint8_t *blob; /* mapped apart, and not inherited by the children */
+        uint64_t blob_len, blob_cap;
         /* image_chunks(): where the stream lies on the device, in order. */
         struct dmo_extent *ext;
         uint64_t n_ext;
@@ -313,7 +313,8 @@ struct encoded {
 static void encoded_free(struct encoded *e)
 {
         free(e->chunks);
-        free(e->blob);
+        if (e->blob)
+                munmap(e->blob, e->blob_cap);
         free(e->ext);
         *e = (struct encoded){0};
 }
@@ -351,29 +352,16 @@ static struct dmo_codec_params codec_params(const struct cycle_args *a, enum dmo
 /* The engine's codec alone on the same stream: the simulated kernel's
  * pages generated into each chunk (what the engine's read from the kernel
  * costs here), compressed and checksummed by the same workers; no I/O, no
- * image format. speed: dmo_codec_set_speed()'s (0: the level's own). keep
- * (nullable): every chunk is kept there too (a copy that costs time: not
- * with a timed run). Seconds, or < 0; *stored: payload bytes. */
+ * image format. speed: dmo_codec_set_speed()'s (0: the level's own).
+ * Seconds, or < 0; *stored: payload bytes. */
 static double codec_alone(const struct cycle_args *a, uint64_t pages, uint32_t page_size,
-                          unsigned speed, uint64_t *stored, struct encoded *keep)
+                          unsigned speed, uint64_t *stored)
 {
         struct dmo_codec_params cp = codec_params(a, DMO_CODEC_ENCODE, page_size);
         struct dmo_codec *c;
         if (dmo_codec_new(&cp, &c) < 0)
                 return -1;
         dmo_codec_set_speed(c, speed);
-        if (keep) {
-                *keep = (struct encoded){0};
-                keep->cap = (size_t)((pages + cp.chunk_pages - 1) / cp.chunk_pages);
-                keep->chunks = calloc(keep->cap, sizeof(*keep->chunks));
-                /* Worst case; only what is written becomes resident. */
-                keep->blob = malloc(keep->cap * (size_t)dmo_codec_payload_capacity(c));
-                if (!keep->chunks || !keep->blob) {
-                        encoded_free(keep);
-                        dmo_codec_free(c);
-                        return -1;
-                }
-        }
         uint64_t next = 0, out = 0;
         double t0 = now_s();
         for (;;) {
@@ -390,11 +378,7 @@ static double codec_alone(const struct cycle_args *a, uint64_t pages, uint32_t p
                 int r = dmo_codec_collect(c, &ch, true);
                 if (r == -ENODATA)
                         break;
-                if (r == 0 && keep)
-                        r = encoded_keep(keep, ch);
                 if (r < 0) {
-                        if (keep)
-                                encoded_free(keep);
                         dmo_codec_free(c);
                         return -1;
                 }
@@ -502,8 +486,18 @@ static int image_chunks(const char *path, uint32_t page_size, struct encoded *e)
         e->cap = h->chunk_count;
         e->chunks = calloc(e->cap, sizeof(*e->chunks));
         uint8_t *stream = malloc(h->stream_len + page_size);
-        e->blob = malloc(h->stream_len);
-        if (!ext || !scratch || !e->chunks || !stream || !e->blob ||
+        /* The resume child is forked while the parent holds this: it must
+         * not inherit it (it would lock and count it as its own memory). */
+        e->blob_cap = h->stream_len ? h->stream_len : 1;
+        e->blob =
+            mmap(NULL, e->blob_cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (e->blob == MAP_FAILED || madvise(e->blob, e->blob_cap, MADV_DONTFORK) < 0) {
+                if (e->blob == MAP_FAILED)
+                        e->blob = NULL;
+                free(stream);
+                goto out;
+        }
+        if (!ext || !scratch || !e->chunks || !stream ||
             dmo_extent_map_load(h, &b, read_dev, dev, page, ext, scratch) < 0) {
                 free(stream);
                 goto out;
@@ -793,7 +787,7 @@ static int run_scaling(struct cycle_args *a, const char *list, uint32_t page_siz
                         rc = -1;
                         break;
                 }
-                double codec_s = codec_alone(a, pages, page_size, 0, &stored, NULL);
+                double codec_s = codec_alone(a, pages, page_size, 0, &stored);
                 struct child_result h = {0}, r = {0};
                 long h_rss = 0, r_rss = 0;
                 if (codec_s < 0 || cycle(a, &h, &h_rss, &r, &r_rss, NULL) < 0) {
@@ -917,7 +911,7 @@ int main(int argc, char **argv)
         snprintf(cmd, sizeof(cmd), "dd if='%s' of=/dev/null bs=1M status=none", raw);
         double read_s = run_timed(cmd);
         uint64_t codec_stored = 0;
-        double codec_s = codec_alone(&a, pages, page_size, 0, &codec_stored, NULL);
+        double codec_s = codec_alone(&a, pages, page_size, 0, &codec_stored);
         if (codec_s < 0)
                 return 1;
         /* The speeds the writer's pace steps through (LZ4 at level 0 only,
@@ -929,8 +923,7 @@ int main(int argc, char **argv)
         /* Measured here and again after the engine's rounds, the faster of
          * the two kept: a shared machine only ever makes it slower. */
         for (size_t i = 0; i < n_speeds; i++) {
-                speed_s[i] =
-                    codec_alone(&a, pages, page_size, pace_speeds[i], &speed_stored[i], NULL);
+                speed_s[i] = codec_alone(&a, pages, page_size, pace_speeds[i], &speed_stored[i]);
                 if (speed_s[i] < 0)
                         return 1;
         }
@@ -966,13 +959,13 @@ int main(int argc, char **argv)
          * image's chunks, best of two. */
         for (size_t i = 0; i < n_speeds; i++) {
                 uint64_t st;
-                double t = codec_alone(&a, pages, page_size, pace_speeds[i], &st, NULL);
+                double t = codec_alone(&a, pages, page_size, pace_speeds[i], &st);
                 if (t < 0)
                         return 1;
                 if (t < speed_s[i])
                         speed_s[i] = t;
         }
-        double again = codec_alone(&a, pages, page_size, 0, &codec_stored, NULL);
+        double again = codec_alone(&a, pages, page_size, 0, &codec_stored);
         if (again < 0)
                 return 1;
         if (again < codec_s)
