@@ -237,7 +237,22 @@ check-vm-layouts:
 	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop \
 	  --scenario lvm --scenario luks-lvm --scenario btrfs-swapfile --scenario late-passphrase \
 	  --scenario luks-lvm-plymouth $(VM_DESKTOP_FLAGS)
-.PHONY: check-vm-desktop check-vm-desktop-deb check-vm-entry-points check-vm-layouts
+# check-vm-efi: a UEFI machine (OVMF) whose command line and initramfs name
+# no resume device (issue 34): systemd's HibernateLocation tells the resume
+# where the image is.
+check-vm-efi:
+	$(top_srcdir)/tools/install-deps --if-missing
+	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop \
+	  --scenario no-resume-arg $(VM_DESKTOP_FLAGS)
+# check-vm-desktops: the desktops people run (issue 38), each on a guest of
+# its own, cached apart: Xfce 4.20 on Xorg with LightDM, hibernated from the
+# log-out dialog's command through dormouse and on the kernel's own path.
+check-vm-desktops:
+	$(top_srcdir)/tools/install-deps --if-missing
+	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop \
+	  --scenario xfce --scenario xfce-kernel $(VM_DESKTOP_FLAGS)
+.PHONY: check-vm-desktop check-vm-desktop-deb check-vm-entry-points check-vm-layouts check-vm-desktops \
+	check-vm-efi
 
 # Every fault class against stale images, wrong restores and unusable swap.
 check_PROGRAMS += tests/fault-matrix.test

@@ -75,7 +75,8 @@ PACKAGES = HERE / "packages"
 # need them, each cached apart (CACHE_ROOT/SUITE-VARIANT) so that neither
 # rebuilds the other. VARIANT is set in main: a scenario of a variant asked
 # for, or --layouts.
-VARIANT_PACKAGES = {"layouts": HERE / "packages-layouts", "battery": HERE / "packages-battery"}
+VARIANT_PACKAGES = {"layouts": HERE / "packages-layouts", "battery": HERE / "packages-battery",
+                    "xfce": HERE / "packages-xfce"}
 VARIANT = None
 # The guest's Debian release (--suite, or $DMO_VM_SUITE as for run.py):
 # trixie (Debian 13) by default, bookworm (Debian 12) on request. Each has
@@ -364,14 +365,20 @@ def chroot(root, *cmd, check=True):
 def install_guest_config(root):
     """The files under guest/ and what cannot be a file: the user, enabled
     units, the client's colour."""
-    for p in sorted(GUEST.rglob("*")):
-        rel = p.relative_to(GUEST)
-        dest = root / rel
-        if p.is_dir():
-            dest.mkdir(parents=True, exist_ok=True)
-        else:
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(p, dest)
+    overlay = variant_guest()
+    for tree in (GUEST, overlay) if overlay else (GUEST,):
+        for p in sorted(tree.rglob("*")):
+            dest = root / p.relative_to(tree)
+            if p.is_dir():
+                dest.mkdir(parents=True, exist_ok=True)
+            else:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(p, dest)
+    if VARIANT == "xfce":
+        # LightDM logs the user in on its own VT; no Weston on tty1 beside it.
+        (root / "etc/systemd/system/getty@tty1.service.d/autologin.conf").unlink()
+        chroot(root, "systemctl", "enable", "lightdm.service")
+        chroot(root, "systemctl", "set-default", "graphical.target")
     chroot(root, "useradd", "-u", str(UID), "-M", "-d", f"/home/{USER}", "-s", "/bin/bash", USER)
     chroot(root, "chown", "-R", f"{USER}:{USER}", f"/home/{USER}")
     chroot(root, "systemctl", "enable", "dmo-agent.service")
@@ -437,7 +444,15 @@ def guest_key(base_key, install):
     (the .deb's hash, or every file make install put down; "bare" for the
     disk without it) and BUILDER_VERSION (bump it when the assembly below
     changes)."""
-    return sha(BUILDER_VERSION, base_key, tree_digest(GUEST), file_sha(LID_SWITCH_C), install)
+    overlay = variant_guest()
+    return sha(BUILDER_VERSION, base_key, tree_digest(GUEST), file_sha(LID_SWITCH_C), install,
+               *([tree_digest(overlay)] if overlay else []))
+
+
+def variant_guest():
+    """The variant's files over guest/ (guest-VARIANT/), or None."""
+    d = HERE / f"guest-{VARIANT}" if VARIANT else None
+    return d if d is not None and d.is_dir() else None
 
 
 def install_key(install):
@@ -612,10 +627,13 @@ class DesktopVM(vmrun.VM):
     harness reads; serial 1 (ttyS1) carries commands to the guest's agent."""
 
     def __init__(self, h, name, disk, initrd, append, limit, xfer=None, layout=None, answer=None,
-                 battery=None):
+                 battery=None, efi_vars=None):
         super().__init__(h, name, "desktop", disk)
         self.append = append
         self.xfer = xfer
+        # UEFI (OVMF) with its variables in this file, kept from boot to
+        # boot as a machine's flash keeps them; None: the default BIOS.
+        self.efi_vars = efi_vars
         # The battery scenarios' firmware table (battery.aml) and the
         # pc-testdev whose ports hold the battery's charge and the adapter.
         self.battery = battery
@@ -667,6 +685,9 @@ class DesktopVM(vmrun.VM):
     def qemu_cmd(self):
         return [self.h.qemu, "-accel", f"tcg,thread={TCG_THREAD}", "-cpu", "max", *QEMU_SHAPE,
                 "-no-reboot",
+                *(["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={vmrun.OVMF_CODE}",
+                   "-drive", f"if=pflash,format=raw,unit=1,file={self.efi_vars}"]
+                  if self.efi_vars else []),
                 "-kernel", str(self.h.guest.kernel), "-initrd", str(self.initrd_path),
                 "-append", self.append,
                 "-drive", f"file={self.disk},format=raw,if=virtio,cache=unsafe",
@@ -1119,11 +1140,11 @@ class Harness:
         return f"{APPEND} {extra} {self.args.append_extra}".strip()
 
     def vm(self, name, disk, extra="", initrd=None, append=None, xfer=None, layout=None,
-           answer=None, battery=None):
+           answer=None, battery=None, efi_vars=None):
         return DesktopVM(self, name, disk, initrd or self.guest.initrd,
                          append if append is not None else self.append(extra),
                          T_DEB_VM if xfer else T_DESKTOP + T_HIBERNATE + 300, xfer, layout, answer,
-                         battery)
+                         battery, efi_vars)
 
 
 def check_can_hibernate(vm, method="CanHibernate"):
@@ -1158,7 +1179,8 @@ def round_trip(h, name, shots, extra="", initrd=None, append=None, r=None, layou
         r.setdefault("serial_answer", layout.answer)
         initrd = initrd or layout.initrd
     vm1 = h.vm(f"{name}-1", disk, extra, initrd, append, layout=r.get("layout_disk"),
-               answer=r.get("serial_answer"), battery=r.get("battery")).start()
+               answer=r.get("serial_answer"), battery=r.get("battery"),
+               efi_vars=r.get("efi_vars")).start()
     r["vm1"] = vm1
     if r.get("unlock"):
         r["unlock"](vm1, shots, "1")
@@ -1241,7 +1263,7 @@ def hibernate_and_resume(h, name, shots, vm1, r, extra="", initrd=None, append=N
         r["swap_magic"] = swap_magic(r["disk"])  # whose image the power-on finds
     vm2 = h.vm(f"{name}-2", r["disk"], extra, initrd, append, xfer, layout=r.get("layout_disk"),
                answer=r.get("serial_answer2", r.get("serial_answer")),
-               battery=r.get("battery")).start()
+               battery=r.get("battery"), efi_vars=r.get("efi_vars")).start()
     r["vm2"] = vm2
     if r.get("unlock"):
         r["unlock"](vm2, shots, l2)
@@ -1667,6 +1689,135 @@ def scenario_swapfile(h):
     th = [f for f in r["hib_frames"] if themed(f, h.theme)]
     detail = [check_counter(r), check_hooks(r), f"{len(th)} themed hibernate frames",
               f"resume_offset={off}"]
+    return ", ".join(detail)
+
+
+def scenario_no_resume_arg(h):
+    """Issue 34: a UEFI (OVMF) machine whose kernel command line and
+    initramfs name no resume device, as systemd 255 and later allow. In the
+    running session the user makes initramfs-tools' RESUME=none and runs
+    update-initramfs -u (its record then says that it reads
+    HibernateLocation); Hibernate from the menu: dormouse picks the active
+    swap area and writes systemd's HibernateLocation; the next power-on, with
+    that initramfs and the same firmware variables, resumes through it. The
+    variable is gone afterwards (read, not listed: the restored kernel's
+    efivarfs still lists the entry its boot made, and reads a variable the
+    firmware no longer has as empty), and nothing waited for a device."""
+    name = "no-resume-arg"
+    shots = Shots(h, name)
+    append = f"{APPEND.replace(' resume=/dev/vda2', '')} {h.args.append_extra}".strip()
+    if not (vmrun.OVMF_CODE.exists() and vmrun.OVMF_VARS.exists()):
+        raise Failure(f"{vmrun.OVMF_CODE} or {vmrun.OVMF_VARS} is missing (Debian package ovmf)")
+    efi_vars = h.work / f"efivars-{name}.fd"
+    shutil.copyfile(vmrun.OVMF_VARS, efi_vars)
+    r = {"name": name, "disk": new_disk(h, name), "xfer": make_xfer(h, name, []),
+         "efi_vars": efi_vars}
+    try:
+        vm1 = h.vm(f"{name}-1", r["disk"], append=append, xfer=r["xfer"], efi_vars=efi_vars).start()
+        r["vm1"] = vm1
+        r["cold"], desk = boot_to_desktop(h, vm1, shots, "1")
+        t0 = time.monotonic()
+        out = sh_ok(h, vm1, r"""
+grep -q 'resume=' /proc/cmdline && { echo "the command line names a resume device"; exit 1; }
+test -d /sys/firmware/efi || { echo "not booted through EFI"; exit 1; }
+echo RESUME=none >/etc/initramfs-tools/conf.d/resume
+update-initramfs -u >/tmp/dmo-update-initramfs.log 2>&1 || { tail -5 /tmp/dmo-update-initramfs.log; exit 1; }
+echo "RECORD $(tr '\n' ';' </var/lib/dormouse/initramfs/$(uname -r))"
+""", "RESUME=none and update-initramfs -u", 900)
+        log(f"{name}: update-initramfs -u took {time.monotonic() - t0:.0f} s")
+        record = next((l for l in out if l.startswith("RECORD ")), "")
+        if "reads-hibernate-location = yes" not in record or "resume = ;" not in record:
+            raise Failure(f"the record of the initramfs built on this EFI boot does not say that "
+                          f"it reads HibernateLocation and names no RESUME: {record!r}")
+        initrd, _ = export_initrd(h, vm1, name)
+        r["canhibernate"] = check_can_hibernate(vm1)
+        hibernate_and_resume(h, name, shots, vm1, r, initrd=initrd, append=append, desk=desk,
+                             xfer=r["xfer"])
+        gone = sh_ok(h, r["vm2"], r"""
+f=$(ls /sys/firmware/efi/efivars/HibernateLocation-* 2>/dev/null)
+if [ -n "$f" ] && [ "$(cat "$f" 2>/dev/null | wc -c)" -gt 0 ]; then echo "HIBLOC present"; else echo "HIBLOC gone"; fi
+""", "looking for HibernateLocation", 120)
+    finally:
+        shots.write_all()
+    require_unit_ran_dormouse(r)
+    said = [m.group(0) for i, _, m in r["vm1"].find_all(
+        r"no resume device is named: the image goes to (\S+) \(page 0\), and the EFI variable "
+        r"HibernateLocation tells") if i >= r["lines1"]]
+    if not said:
+        raise Failure("dormouse did not say that the image goes where HibernateLocation tells\n"
+                      + r["vm1"].tail(25))
+    if not r["vm2"].find_all(r"Restoring memory|Starting the saved system"):
+        raise Failure("dormouse resume printed no progress on the console: was it the kernel's resume?")
+    waited = r["vm2"].find_all(r"not found \(waited for it\)|Gave up waiting")
+    if waited:
+        raise Failure(f"boot 2 waited for a device: {waited[0][2].group(0)}")
+    if "HIBLOC gone" not in gone:
+        raise Failure(f"HibernateLocation is still set after the resume: {gone}")
+    detail = [check_counter(r), check_hooks(r), said[0].split(":", 1)[1].strip(),
+              "the variable removed after it served",
+              f"session back {r['resume']:.1f} s after power-on"]
+    return ", ".join(detail)
+
+
+def xfce_round_trip(h, name, extra=""):
+    """Xfce 4.20 on Xorg, logged in by LightDM (the xfce guest): what its
+    log-out dialog's Hibernate button runs, xfce4-session-logout
+    --hibernate, in the session; power off; resume; the whole screen and
+    the counter back. extra "dmo.path=kernel": the kernel's own path."""
+    shots = Shots(h, name)
+    try:
+        return round_trip(h, name, shots, extra, trigger=lambda vm: vm.send("xfcehibernate"))
+    finally:
+        shots.write_all()
+
+
+def scenario_xfce(h):
+    """Issue 38: Xfce's Hibernate through dormouse. Xorg holds the display;
+    dormouse's splash takes it on its own VT and hands it back: no foreign
+    frame between the desktop and the splash, a themed scene with a
+    growing bar, the whole screen back (Xorg repaints on its VT's return)."""
+    r = xfce_round_trip(h, "xfce")
+    h.pair["xfce"] = r
+    th, sim = require_dormouse_round_trip(h, r, "Xfce's Hibernate")
+    if freezes_user_slice():
+        require_user_slice(r["vm1"], "froze")
+    foreign, t_theme = foreign_frames(r["hib_frames"], r["t_call"], h.theme)
+    ms, _ = black_after_restore(r["res_frames"], h.theme)
+    r["black_ms"] = ms
+    detail = [check_counter(r), check_hooks(r), f"{len(th)} themed hibernate frames",
+              f"screen after resume {sim:.0%} like before",
+              f"handover: {len(foreign)} foreign frames",
+              f"first themed frame {t_theme:.2f} s after the call" if t_theme is not None else
+              "no themed frame",
+              f"black after restore: {ms:.0f} ms" if ms is not None else "no desktop frame",
+              f"hibernate {r['hibernate']:.1f} s, resume {r['resume']:.1f} s"]
+    if foreign:
+        raise Failure(f"handover: {len(foreign)} foreign frames between Xfce and the splash: "
+                      + ", ".join(f"{k} at {t:.2f} s" for t, k in foreign) + "; " + ", ".join(detail))
+    return ", ".join(detail)
+
+
+def scenario_xfce_kernel(h):
+    """Issue 38's baseline: the same Hibernate on the kernel's own path
+    (dormouse's drop-in overridden), beside scenario xfce's figures when it
+    ran in the same run."""
+    r = xfce_round_trip(h, "xfce-kernel", "dmo.path=kernel")
+    drop = r["status1"].get("dropins", [])
+    if not any(p.startswith("/run/systemd/generator") for p in drop):
+        raise Failure(f"dormouse's drop-in was not overridden on the kernel path (drop-ins {drop})")
+    if r["rc1"] != 0:
+        raise Failure(f"QEMU exited with {r['rc1']} after the hibernation, not a power-off")
+    sim, _ = whole_desktop(r)
+    ms, _ = black_after_restore(r["res_frames"], h.theme)
+    detail = [check_counter(r), check_hooks(r), f"screen after resume {sim:.0%} like before",
+              f"black after restore: {ms:.0f} ms" if ms is not None else "no desktop frame",
+              f"hibernate {r['hibernate']:.1f} s, resume {r['resume']:.1f} s"]
+    d = h.pair.get("xfce")
+    if d and "resume" in d:
+        dsim, _ = whole_desktop(d)
+        detail.append(f"dormouse in the same run: hibernate {d['hibernate']:.1f} s, resume "
+                      f"{d['resume']:.1f} s, screen {dsim:.0%} like before, black after restore "
+                      + (f"{d['black_ms']:.0f} ms" if d.get("black_ms") is not None else "-"))
     return ", ".join(detail)
 
 
@@ -3300,6 +3451,9 @@ SCENARIOS = [
     ("resume", scenario_resume),
     ("esc", scenario_esc),
     ("swapfile", scenario_swapfile),
+    ("no-resume-arg", scenario_no_resume_arg),
+    ("xfce", scenario_xfce),
+    ("xfce-kernel", scenario_xfce_kernel),
     ("power-key", scenario_power_key),
     ("lid", scenario_lid),
     ("refused-resume", scenario_refused_resume),
@@ -3329,6 +3483,13 @@ BATTERY_SCENARIOS = ("low-battery", "low-battery-kernel", "sth-battery", "sth-ba
 # docstring); it runs when named.
 ENTRY_SCENARIOS = ("power-key", "lid", "refused-resume", "encrypted-paths", "low-battery",
                    "low-battery-kernel", "sth-battery")
+# Issue 34: UEFI with no resume= anywhere (make check-vm-efi): an
+# update-initramfs in the guest makes it last about 6 minutes under TCG, so
+# not in the default set.
+EFI_SCENARIOS = ("no-resume-arg",)
+# Issue 38: the desktops people run, each on a guest of its own (make
+# check-vm-desktops), never in the default set.
+XFCE_SCENARIOS = ("xfce", "xfce-kernel")
 # On the layouts guest only (make check-vm-layouts), never in the default set.
 LAYOUT_SCENARIOS = ("lvm", "luks-lvm", "btrfs-swapfile", "late-passphrase", "luks-lvm-plymouth")
 
@@ -3383,10 +3544,11 @@ def main():
     args = ap.parse_args()
     global SUITE, CACHE, VARIANT
     asked = args.scenario or []
-    variants = {v for v, names in (("layouts", LAYOUT_SCENARIOS), ("battery", BATTERY_SCENARIOS))
+    variants = {v for v, names in (("layouts", LAYOUT_SCENARIOS), ("battery", BATTERY_SCENARIOS),
+                                   ("xfce", XFCE_SCENARIOS))
                 if any(n in names for n in asked)} | ({"layouts"} if args.layouts else set())
     if len(variants) > 1:
-        ap.error("the layout scenarios and the battery scenarios run on different guests: "
+        ap.error(f"the scenarios asked for run on different guests ({', '.join(sorted(variants))}): "
                  "ask for them in separate runs")
     VARIANT = variants.pop() if variants else None
     SUITE = args.suite
@@ -3407,7 +3569,8 @@ def main():
     names = args.scenario or [n for n, _ in SCENARIOS if (n != "dracut" or args.dracut)
                               and (n not in DEB_SCENARIOS or args.with_deb_scenarios)
                               and n not in ENTRY_SCENARIOS and n not in BATTERY_SCENARIOS
-                              and n not in LAYOUT_SCENARIOS]
+                              and n not in LAYOUT_SCENARIOS and n not in XFCE_SCENARIOS
+                              and n not in EFI_SCENARIOS]
     passed = failed = 0
     try:
         if os.geteuid() != 0:
