@@ -57,10 +57,11 @@ void dmo_cli_print_own_memory(void)
         fprintf(stderr,
                 "dormouse: timing: own memory at the snapshot: %.2f MiB not all zero (in the "
                 "image), %.2f MiB zero, of %.2f MiB resident in %u private writable mappings; "
-                "shared writable %.2f MiB resident; most non-zero: %s; scanned in %.0f ms\n",
+                "shared writable %.2f MiB, read-only %.2f MiB resident; most non-zero: %s; "
+                "scanned in %.0f ms\n",
                 mib(p.nonzero, p.page_size), mib(p.resident - p.nonzero, p.page_size),
                 mib(p.resident, p.page_size), p.mappings, mib(p.shared_resident, p.page_size),
-                p.ntop ? top : "none",
+                mib(p.readonly_resident, p.page_size), p.ntop ? top : "none",
                 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 }
 

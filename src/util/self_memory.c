@@ -163,9 +163,15 @@ static void note_top(struct dmo_self_private_pages *out, const struct dmo_self_m
 static int account_mapping(struct dmo_self_private_pages *out, int pagemap, char *line)
 {
         struct map_line ml;
-        if (!parse_map_line(line, &ml) || ml.perms[1] != 'w')
+        if (!parse_map_line(line, &ml))
                 return 0;
         size_t ps = (size_t)out->page_size;
+        if (ml.perms[1] != 'w') {
+                /* Best effort: pagemap has nothing to say about [vsyscall]. */
+                count_pages(pagemap, ml.start, ml.end, ps, false, &out->readonly_resident,
+                            &(uint64_t){0});
+                return 0;
+        }
         if (ml.perms[3] != 'p')
                 return count_pages(pagemap, ml.start, ml.end, ps, false, &out->shared_resident,
                                    &(uint64_t){0});

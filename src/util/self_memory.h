@@ -56,6 +56,11 @@ struct dmo_self_private_pages {
         uint64_t resident;        /* their resident pages... */
         uint64_t nonzero;         /* ...and those not all zero */
         uint64_t shared_resident; /* resident pages of shared writable mappings */
+        /* Resident pages of mappings not writable: code and read-only data
+         * of the program and its libraries, fonts, message catalogs, in
+         * the page cache (shared with other processes that use them too);
+         * locked (mlockall), the kernel cannot free them for the image. */
+        uint64_t readonly_resident;
         /* The mappings with the most non-zero pages, most first. */
         struct dmo_self_mapping_pages top[DMO_SELF_TOP_MAPPINGS];
         unsigned ntop;
