@@ -18,6 +18,12 @@ if [ ! -r /proc/self/pagemap ]; then
 	echo "1..0 # SKIP /proc/self/pagemap cannot be read"
 	exit 0
 fi
+# AddressSanitizer's allocator (red zones, quarantine, its own metadata)
+# is not the one the figures are about.
+if grep -q __asan_init "$prog"; then
+	echo "1..0 # SKIP built with AddressSanitizer: its allocator would be measured"
+	exit 0
+fi
 scratch cli-own-memory
 echo "1..4"
 

@@ -72,6 +72,8 @@ int dmo_self_locked_memory(struct dmo_self_locked *out)
         return 0;
 }
 
+static const uint64_t HUGE_MAPPING = 1ull << 40;
+
 /* One line of /proc/self/maps: "start-end perms offset dev inode  path". */
 struct map_line {
         uint64_t start, end;
@@ -166,6 +168,11 @@ static int account_mapping(struct dmo_self_private_pages *out, int pagemap, char
         if (!parse_map_line(line, &ml))
                 return 0;
         size_t ps = (size_t)out->page_size;
+        /* Inaccessible (reserved address space, guard pages), or larger
+         * than any buffer of ours (a sanitizer's shadow, whose pagemap
+         * alone would take seconds to read): left out. */
+        if (strncmp(ml.perms, "---", 3) == 0 || ml.end - ml.start >= HUGE_MAPPING)
+                return 0;
         if (ml.perms[1] != 'w') {
                 /* Best effort: pagemap has nothing to say about [vsyscall]. */
                 count_pages(pagemap, ml.start, ml.end, ps, false, &out->readonly_resident,

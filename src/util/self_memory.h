@@ -35,8 +35,10 @@ int dmo_self_locked_memory(struct dmo_self_locked *out);
  * sees it: resident pages (/proc/self/pagemap; swapped-out ones are not in
  * an image), split into all-zero pages, which the kernel (Debian 13's 6.12
  * counts them as "zero pages" and does not copy them) and dormouse's codec
- * leave out of the image, and the others, which cost image pages. Shared writable mappings (a KMS
- * dumb buffer, shared memory) are counted resident, not scanned.
+ * leave out of the image, and the others, which cost image pages. Shared
+ * writable mappings (a KMS dumb buffer, shared memory) and mappings that
+ * are not writable are counted resident, not scanned; inaccessible ones
+ * and those of 1 TiB or more (AddressSanitizer's shadow) are left out.
  *
  * The scan reads every resident page of those mappings in place: the
  * other threads of the process must neither unmap nor free memory while it
