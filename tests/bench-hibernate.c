@@ -710,6 +710,9 @@ static int cycle(struct cycle_args *a, struct child_result *h, long *h_rss, stru
 
 struct cli_memory {
         long locked_kib, vmlck_kib, hwm_kib;
+        /* hibernate: dormouse's own memory not all zero at the snapshot,
+         * what it puts in the image; -1 when not said (resume) */
+        double own_nonzero_mib;
 };
 
 /* Runs `dormouse CMD` on the simulated kernel with a 1080p splash and
@@ -727,7 +730,12 @@ static int cli_memory(const char *dormouse, const char *cmd, uint64_t size, cons
         if (!f)
                 return -1;
         int found = 0;
+        m->own_nonzero_mib = -1;
         while (fgets(line, sizeof(line), f)) {
+                const char *own = strstr(line, "own memory at the snapshot: ");
+                if (own)
+                        sscanf(own, "own memory at the snapshot: %lf MiB not all zero",
+                               &m->own_nonzero_mib);
                 const char *at = strstr(line, "memory at the end of the data phase: locked ");
                 if (at && sscanf(at,
                                  "memory at the end of the data phase: locked %ld KiB resident "
@@ -755,9 +763,10 @@ static void print_splash_memory(const char *dormouse, uint64_t size, const char 
                 return;
         printf("with the splash at 1920x1080 (%s, png output): locked resident (smaps Locked) "
                "hibernate %.1f MiB, resume %.1f MiB; locked mappings (VmLck) %.1f MiB, %.1f MiB; "
-               "peak RSS %.1f MiB, %.1f MiB (target <= 64)\n",
+               "peak RSS %.1f MiB, %.1f MiB (target <= 64); hibernate's own memory not all zero "
+               "at the snapshot (in the image) %.2f MiB\n",
                dormouse, h.locked_kib / 1024.0, r.locked_kib / 1024.0, h.vmlck_kib / 1024.0,
-               r.vmlck_kib / 1024.0, h.hwm_kib / 1024.0, r.hwm_kib / 1024.0);
+               r.vmlck_kib / 1024.0, h.hwm_kib / 1024.0, r.hwm_kib / 1024.0, h.own_nonzero_mib);
 }
 
 /* The same work at each size: time per page should not grow with the size. */

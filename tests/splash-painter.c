@@ -465,6 +465,47 @@ static void test_png_output_writes_a_frame_per_change(void)
         dmo_theme_free(t);
 }
 
+static bool all_zero(const uint8_t *px, size_t len)
+{
+        for (size_t i = 0; i < len; i++)
+                if (px[i])
+                        return false;
+        return true;
+}
+
+/* Before the snapshot the outputs zero the frame they keep in memory (it
+ * would cost its size in the image); the next render, forced or not, draws
+ * the very same pixels again, and shows them (a new file here). */
+static void test_forgotten_frame_is_zero_and_drawn_again_whole(void)
+{
+        struct dmo_theme *t = load("default");
+        REQUIRE(t);
+        char arg[600];
+        snprintf(arg, sizeof(arg), "%s/forget:640x400@1", dmo_test_tmpdir());
+        struct dmo_output_config cfg = {.theme = t, .arg = arg, .tty_fd = -1};
+        struct dmo_output *o = NULL;
+        REQUIRE(dmo_output_png.open(&cfg, &o) == 0);
+        REQUIRE(dmo_output_png.forget_frame != NULL);
+        struct dmo_scene sc;
+        dmo_preview_scene(DMO_SCENE_HIBERNATE, 0.3, 0, &sc);
+        REQUIRE(dmo_output_png.render(o, &sc, false) == 0);
+        int w, h, stride;
+        const uint8_t *px = dmo_output_png_pixels(o, &w, &h, &stride);
+        size_t len = (size_t)h * (size_t)stride;
+        uint8_t *drawn = malloc(len);
+        REQUIRE(drawn);
+        memcpy(drawn, px, len);
+        CHECK(!all_zero(drawn, len));
+        dmo_output_png.forget_frame(o);
+        CHECK(all_zero(px, len));
+        REQUIRE(dmo_output_png.render(o, &sc, false) == 0);
+        CHECK(memcmp(px, drawn, len) == 0);
+        CHECK_INT(dmo_output_png_frames(o), ==, 2);
+        free(drawn);
+        dmo_output_png.close(o);
+        dmo_theme_free(t);
+}
+
 /* A hibernation's splash prepares every later string after its first frame
  * (nothing may allocate after the snapshot); a resume's does not, so the
  * image loads sooner on one CPU. */
@@ -711,6 +752,7 @@ DMO_TEST_MAIN(T(test_bar_filled_width_matches_progress), T(test_stats_percent_is
               T(test_minimal_theme_draws_no_title),
               T(test_rtl_message_is_right_aligned_and_ltr_left_aligned),
               T(test_damage_covers_only_what_changed), T(test_png_output_writes_a_frame_per_change),
+              T(test_forgotten_frame_is_zero_and_drawn_again_whole),
               T(test_outputs_prewarm_only_when_asked), T(test_png_output_rejects_bad_arguments),
               T(test_automatic_scale_follows_pixel_density), T(test_dialogs_draw_in_the_dialog_box),
               T(test_rtl_language_mirrors_bar_and_answers))

@@ -25,6 +25,7 @@ struct fake_output {
         bool force[MAX_FRAMES];
         atomic_int n;
         atomic_uint bullets;
+        atomic_int forgotten; /* forget_frame calls */
         pthread_mutex_t lock; /* the last frame's dialog, for the typing thread */
         struct dmo_dialog dialog;
 };
@@ -45,9 +46,15 @@ static int fake_render(struct dmo_output *o, const struct dmo_scene *sc, bool fo
         return 0;
 }
 
+static void fake_forget_frame(struct dmo_output *o)
+{
+        atomic_fetch_add(&((struct fake_output *)o)->forgotten, 1);
+}
+
 static const struct dmo_output_ops fake_ops = {
     .name = "fake",
     .render = fake_render,
+    .forget_frame = fake_forget_frame,
 };
 
 static void sleep_ms(int ms)
@@ -286,6 +293,28 @@ static void test_restart_keeps_the_bar_and_repaints_fully_only_on_request(void)
         REQUIRE(WAIT_FOR(frames(g.f) > second_run));
         dmo_renderer_stop(g.r);
         CHECK(g.f->force[second_run]);
+        rig_free(&g);
+}
+
+/* Before the snapshot the outputs drop the frame they keep in memory: only
+ * with the thread stopped, and the next frame is drawn whole. */
+static void test_forgotten_frames_are_drawn_whole_next(void)
+{
+        struct rig g;
+        REQUIRE(rig_start(&g, 60, false));
+        dmo_progress_set_phase(g.p, DMO_PHASE_SNAPSHOT);
+        REQUIRE(WAIT_FOR(frames(g.f) >= 2));
+        CHECK_INT(dmo_renderer_forget_frames(g.r), ==, -EBUSY);
+        CHECK_INT(atomic_load(&g.f->forgotten), ==, 0);
+        REQUIRE(dmo_renderer_stop(g.r) == 0);
+        int stopped = frames(g.f);
+        CHECK(!g.f->force[stopped - 1]);
+        REQUIRE(dmo_renderer_forget_frames(g.r) == 0);
+        CHECK_INT(atomic_load(&g.f->forgotten), ==, 1);
+        REQUIRE(dmo_renderer_start(g.r) == 0);
+        REQUIRE(WAIT_FOR(frames(g.f) > stopped));
+        dmo_renderer_stop(g.r);
+        CHECK(g.f->force[stopped]);
         rig_free(&g);
 }
 
@@ -703,6 +732,7 @@ static void test_lost_screen_is_replaced_and_never_drawn_again(void)
 }
 
 DMO_TEST_MAIN(
+    T(test_forgotten_frames_are_drawn_whole_next),
     T(test_bar_eases_forward_never_back_and_ends_exact),
     T(test_first_frame_and_requested_frame_are_full), T(test_wait_for_the_first_frame),
     T(test_frame_rate_is_bounded), T(test_restart_keeps_the_bar_and_repaints_fully_only_on_request),

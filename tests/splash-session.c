@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cairo.h>
+
 #include "tests/testlib.h"
 
 struct reports {
@@ -124,6 +126,66 @@ static void test_png_draws_frames_through_the_hooks(void)
         dmo_progress_free(g.progress);
 }
 
+/* Rows of the png frame at path whose pixels are all black (RGB 0): the
+ * default theme's background has none. -1 when it cannot be read. */
+static int black_rows(const char *path)
+{
+        cairo_surface_t *img = cairo_image_surface_create_from_png(path);
+        if (cairo_surface_status(img)) {
+                cairo_surface_destroy(img);
+                return -1;
+        }
+        const uint8_t *px = cairo_image_surface_get_data(img);
+        int w = cairo_image_surface_get_width(img), h = cairo_image_surface_get_height(img);
+        int stride = cairo_image_surface_get_stride(img), black = 0;
+        for (int y = 0; y < h; y++) {
+                uint32_t any = 0;
+                for (int x = 0; x < w; x++) {
+                        uint32_t v;
+                        memcpy(&v, px + (size_t)y * (size_t)stride + (size_t)x * 4, 4);
+                        any |= v & 0xffffffu;
+                }
+                black += any == 0;
+        }
+        cairo_surface_destroy(img);
+        return black;
+}
+
+/* Before the snapshot the outputs zero the frame they keep in memory; the
+ * first frame after it (devices_thawed, on the hibernate path and in the
+ * restored system alike) is drawn whole, not only where it changed. */
+static void test_frames_after_the_snapshot_are_whole(void)
+{
+        struct rig g;
+        char spec[600], dir[512], path[600];
+        snprintf(dir, sizeof(dir), "%s/session-snapshot", dmo_test_tmpdir());
+        REQUIRE(mkdir(dir, 0700) == 0);
+        snprintf(spec, sizeof(spec), "png:%s:320x200", dir);
+        REQUIRE(rig_init(&g, spec));
+        struct dmo_splash_session *s = NULL;
+        REQUIRE(dmo_splash_session_new(&g.p, &s) == 0);
+        REQUIRE(s != NULL);
+        dmo_progress_set_phase(g.progress, DMO_PHASE_SNAPSHOT);
+        dmo_splash_session_pause(s);
+        int before = count_pngs(dir);
+        dmo_progress_set_phase(g.progress, DMO_PHASE_WRITE);
+        dmo_progress_set_total(g.progress, 100);
+        dmo_progress_add_pages(g.progress, 40);
+        dmo_splash_session_devices_thawed(s);
+        dmo_splash_session_free(s);
+        int after = count_pngs(dir);
+        CHECK_INT(after, >, before);
+        for (int i = 0; i < after; i++) {
+                snprintf(path, sizeof(path), "%s/frame-%05d.png", dir, i);
+                int black = black_rows(path);
+                if (black != 0)
+                        printf("# %s: %d black rows\n", path, black);
+                CHECK_INT(black, ==, 0);
+        }
+        CHECK_INT(g.rep.errors, ==, 0);
+        dmo_progress_free(g.progress);
+}
+
 static void test_a_bad_output_argument_is_reported_with_its_reason(void)
 {
         struct rig g;
@@ -174,5 +236,6 @@ static void test_only_png_writes_files(void)
 DMO_TEST_MAIN(T(test_only_png_writes_files), T(test_none_opens_nothing),
               T(test_unknown_output_is_an_error_and_text_goes_on),
               T(test_png_draws_frames_through_the_hooks),
+              T(test_frames_after_the_snapshot_are_whole),
               T(test_a_bad_output_argument_is_reported_with_its_reason),
               T(test_a_missing_theme_is_reported_and_the_built_in_look_draws))

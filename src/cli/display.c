@@ -78,6 +78,17 @@ enum dmo_shutdown dmo_cli_splash_choose_shutdown(void *session, enum dmo_shutdow
         return planned;
 }
 
+/* The last moment before the snapshot: the splash stops drawing (nothing
+ * may draw while the kernel suspends the devices), and with
+ * DORMOUSE_DEBUG_TIMING what dormouse itself puts in the image is
+ * measured. */
+static void before_snapshot(void *session)
+{
+        dmo_splash_session_pause(session);
+        if (dmo_cli_profiling())
+                dmo_cli_print_own_memory();
+}
+
 void dmo_cli_splash_hibernate_hooks(struct dmo_engine_hooks *hooks,
                                     struct dmo_splash_session *session)
 {
@@ -85,7 +96,7 @@ void dmo_cli_splash_hibernate_hooks(struct dmo_engine_hooks *hooks,
         hooks->devices_thawed = dmo_splash_session_devices_thawed;
         hooks->before_freeze = dmo_splash_session_before_freeze;
         hooks->after_freeze = dmo_splash_session_after_freeze;
-        hooks->before_snapshot = dmo_splash_session_pause;
+        hooks->before_snapshot = before_snapshot;
         hooks->stats_ready = dmo_cli_print_profile;
         hooks->choose_shutdown = dmo_cli_splash_choose_shutdown;
 }

@@ -65,6 +65,12 @@ TESTS += tests/cli-sleep.sh
 EXTRA_DIST += tests/cli-sleep.sh
 tests/cli-sleep.log: dormouse$(EXEEXT)
 
+# What dormouse's own memory costs in the image: the frame and the stream
+# buffers are zero at the snapshot (DORMOUSE_DEBUG_TIMING's line).
+TESTS += tests/cli-own-memory.sh
+EXTRA_DIST += tests/cli-own-memory.sh
+tests/cli-own-memory.log: dormouse$(EXEEXT)
+
 # systemd's HibernateLocation: the EFI variable and its JSON.
 check_PROGRAMS += tests/cli-hibernate-location.test
 TESTS += tests/cli-hibernate-location.test

@@ -48,6 +48,13 @@ void dmo_cli_print_stats(const struct dmo_engine_stats *stats);
 /* Engine hook: prints the data phase's profile, if it was taken. */
 void dmo_cli_print_profile(void *ctx, const struct dmo_engine_stats *stats);
 
+/* DORMOUSE_DEBUG_TIMING: dormouse's own private writable memory, in all-zero
+ * pages (left out of the image) and the others, with the mappings holding
+ * most of the latter (util/self_memory.h). Called on the engine's thread
+ * just before the snapshot is taken, with the splash stopped: it opens
+ * /proc and writes stderr, so never after. */
+void dmo_cli_print_own_memory(void);
+
 /* A hibernation's failure in one sentence, for the splash and stderr, into
  * buf; "" when the engine did not fail. */
 void dmo_cli_hibernate_failure(const struct dmo_hibernate_result *res, const char *dev, char *buf,

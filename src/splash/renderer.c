@@ -532,6 +532,19 @@ int dmo_renderer_settle(struct dmo_renderer *r)
         return 0;
 }
 
+int dmo_renderer_forget_frames(struct dmo_renderer *r)
+{
+        if (r->running)
+                return -EBUSY;
+        for (size_t i = 0; i < r->n_outputs; i++)
+                if (!r->lost[i] && r->outputs[i]->ops->forget_frame)
+                        r->outputs[i]->ops->forget_frame(r->outputs[i]);
+        pthread_mutex_lock(&r->lock);
+        r->force_full = true;
+        pthread_mutex_unlock(&r->lock);
+        return 0;
+}
+
 void dmo_renderer_free(struct dmo_renderer *r)
 {
         if (!r)

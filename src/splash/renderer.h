@@ -84,6 +84,11 @@ int dmo_renderer_pause(struct dmo_renderer *r);
 /* With the renderer stopped: every output leaves its last frame in all of its
  * buffers (see dmo_output_ops.settle). -EBUSY while it runs. */
 int dmo_renderer_settle(struct dmo_renderer *r);
+/* With the renderer stopped, just before a snapshot: every output zeroes
+ * the frame it keeps in memory (dmo_output_ops.forget_frame), which then
+ * costs nothing in the image; the screens keep showing it. The next frame
+ * is drawn whole. -EBUSY while it runs. */
+int dmo_renderer_forget_frames(struct dmo_renderer *r);
 void dmo_renderer_free(struct dmo_renderer *r);
 
 /* The `r` key toggles "reboot instead of power off". */

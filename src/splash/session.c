@@ -492,8 +492,14 @@ struct dmo_splash_session *dmo_splash_session_launch_join(struct dmo_splash_laun
 void dmo_splash_session_pause(void *session)
 {
         struct dmo_splash_session *s = session;
-        if (s && s->renderer)
-                dmo_renderer_stop(s->renderer);
+        if (!s || !s->renderer)
+                return;
+        dmo_renderer_stop(s->renderer);
+        /* The frames kept in memory would be in the image: zero pages are
+         * not. Each path out of the snapshot (the image written, a failure,
+         * the restored system) starts the renderer again through
+         * devices_thawed, whose first frame is drawn whole. */
+        dmo_renderer_forget_frames(s->renderer);
 }
 
 void dmo_splash_session_before_freeze(void *session)

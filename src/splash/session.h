@@ -83,7 +83,9 @@ struct dmo_splash_session *dmo_splash_session_launch_join(struct dmo_splash_laun
 
 /* Stops drawing (the renderer's thread ends after a final frame, which the
  * screen keeps): before SNAPSHOT_CREATE_IMAGE nothing may draw while the
- * kernel suspends the devices. */
+ * kernel suspends the devices. The outputs' frames in memory are zeroed
+ * then (renderer.h: dmo_renderer_forget_frames), so that the image does
+ * not carry them; the next frame, after devices_thawed, is drawn whole. */
 void dmo_splash_session_pause(void *session);
 /* Before SNAPSHOT_FREEZE the thread must go so the freezing thread can start
  * it again exempt from the freezer (see engine.h, and after_freeze below):

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/cleanup.h"
 #include "util/small_file.h"
 
 int dmo_self_resident_bytes(uint64_t *bytes)
@@ -69,6 +70,177 @@ int dmo_self_locked_memory(struct dmo_self_locked *out)
         out->pinned = status_field_kib(status, "VmPin");
         out->peak_resident = status_field_kib(status, "VmHWM");
         return 0;
+}
+
+static const uint64_t HUGE_MAPPING = 1ull << 40;
+
+/* One line of /proc/self/maps: "start-end perms offset dev inode  path". */
+struct map_line {
+        uint64_t start, end;
+        char perms[5];
+        const char *path; /* in the line, "" for an anonymous mapping */
+};
+
+static bool parse_map_line(char *line, struct map_line *m)
+{
+        int path_at = 0;
+        unsigned long long start, end;
+        if (sscanf(line, "%llx-%llx %4s %*s %*s %*s %n", &start, &end, m->perms, &path_at) < 3)
+                return false;
+        m->start = start;
+        m->end = end;
+        m->path = path_at > 0 ? line + path_at : "";
+        return true;
+}
+
+/* Whether a whole page reads as zeros; read in place, so not through
+ * AddressSanitizer's eyes (the heap's red zones are part of the page). */
+__attribute__((no_sanitize_address)) static bool page_is_zero(const void *page, size_t len)
+{
+        typedef uint64_t __attribute__((may_alias)) word;
+        const volatile word *w = page;
+        for (size_t i = 0; i < len / sizeof(word); i += 4)
+                if (w[i] | w[i + 1] | w[i + 2] | w[i + 3])
+                        return false;
+        return true;
+}
+
+/* Counts the resident pages of [start, end) and, when scan, those not all
+ * zero. pagemap: bit 63 present (in memory), bit 62 swapped. */
+static int count_pages(int pagemap, uint64_t start, uint64_t end, size_t ps, bool scan,
+                       uint64_t *resident, uint64_t *nonzero)
+{
+        uint64_t entries[512];
+        for (uint64_t va = start; va < end;) {
+                uint64_t n = (end - va) / ps;
+                if (n > DMO_ARRAY_SIZE(entries))
+                        n = DMO_ARRAY_SIZE(entries);
+                ssize_t got = pread(pagemap, entries, n * sizeof(entries[0]),
+                                    (off_t)(va / ps * sizeof(entries[0])));
+                if (got < 0)
+                        return -errno;
+                if (got < (ssize_t)sizeof(entries[0]))
+                        return -EIO;
+                n = (uint64_t)got / sizeof(entries[0]);
+                for (uint64_t i = 0; i < n; i++, va += ps) {
+                        if (!(entries[i] >> 63 & 1))
+                                continue;
+                        (*resident)++;
+                        if (scan && !page_is_zero((const void *)(uintptr_t)va, ps))
+                                (*nonzero)++;
+                }
+        }
+        return 0;
+}
+
+static const char *mapping_name(const char *path)
+{
+        if (!*path)
+                return "anon";
+        if (*path == '[')
+                return path;
+        const char *slash = strrchr(path, '/');
+        return slash ? slash + 1 : path;
+}
+
+/* Keeps the DMO_SELF_TOP_MAPPINGS mappings with the most non-zero pages. */
+static void note_top(struct dmo_self_private_pages *out, const struct dmo_self_mapping_pages *m)
+{
+        unsigned i = out->ntop;
+        if (m->nonzero == 0)
+                return;
+        if (i == DMO_SELF_TOP_MAPPINGS) {
+                if (out->top[i - 1].nonzero >= m->nonzero)
+                        return;
+                i--;
+        } else {
+                out->ntop++;
+        }
+        for (; i > 0 && out->top[i - 1].nonzero < m->nonzero; i--)
+                out->top[i] = out->top[i - 1];
+        out->top[i] = *m;
+}
+
+/* One mapping of /proc/self/maps into the totals. */
+static int account_mapping(struct dmo_self_private_pages *out, int pagemap, char *line)
+{
+        struct map_line ml;
+        if (!parse_map_line(line, &ml))
+                return 0;
+        size_t ps = (size_t)out->page_size;
+        /* Inaccessible (reserved address space, guard pages), or larger
+         * than any buffer of ours (a sanitizer's shadow, whose pagemap
+         * alone would take seconds to read): left out. */
+        if (strncmp(ml.perms, "---", 3) == 0 || ml.end - ml.start >= HUGE_MAPPING)
+                return 0;
+        if (ml.perms[1] != 'w') {
+                /* Best effort: pagemap has nothing to say about [vsyscall]. */
+                count_pages(pagemap, ml.start, ml.end, ps, false, &out->readonly_resident,
+                            &(uint64_t){0});
+                return 0;
+        }
+        if (ml.perms[3] != 'p')
+                return count_pages(pagemap, ml.start, ml.end, ps, false, &out->shared_resident,
+                                   &(uint64_t){0});
+        struct dmo_self_mapping_pages m = {.bytes = ml.end - ml.start};
+        snprintf(m.name, sizeof(m.name), "%s", mapping_name(ml.path));
+        int r =
+            count_pages(pagemap, ml.start, ml.end, ps, ml.perms[0] == 'r', &m.resident, &m.nonzero);
+        if (r < 0)
+                return r;
+        out->mappings++;
+        out->resident += m.resident;
+        out->nonzero += m.nonzero;
+        note_top(out, &m);
+        return 0;
+}
+
+int dmo_self_private_pages(struct dmo_self_private_pages *out)
+{
+        memset(out, 0, sizeof(*out));
+        long ps = sysconf(_SC_PAGESIZE);
+        if (ps <= 0)
+                return -EINVAL;
+        out->page_size = (uint64_t)ps;
+        int maps = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+        if (maps < 0)
+                return -errno;
+        int pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+        if (pagemap < 0) {
+                int err = -errno;
+                close(maps);
+                return err;
+        }
+        /* Whole lines at a time: a path is at most PATH_MAX long. */
+        char buf[8192];
+        size_t have = 0;
+        int r = 0;
+        for (;;) {
+                ssize_t got = read(maps, buf + have, sizeof(buf) - 1 - have);
+                if (got < 0) {
+                        r = -errno;
+                        break;
+                }
+                have += (size_t)got;
+                buf[have] = '\0';
+                char *line = buf, *nl;
+                while (r == 0 && (nl = strchr(line, '\n'))) {
+                        *nl = '\0';
+                        r = account_mapping(out, pagemap, line);
+                        line = nl + 1;
+                }
+                if (r < 0 || got == 0)
+                        break;
+                have -= (size_t)(line - buf);
+                if (have == sizeof(buf) - 1) {
+                        r = -ENAMETOOLONG; /* a line longer than any path */
+                        break;
+                }
+                memmove(buf, line, have);
+        }
+        close(pagemap);
+        close(maps);
+        return r;
 }
 
 /* The user and system time of one thread from its /proc stat line, in

@@ -106,6 +106,14 @@ struct dmo_output_ops {
          * (a restored kernel re-showing its own buffer at the same place in
          * video memory). */
         void (*settle)(struct dmo_output *o);
+        /* Optional, with the renderer stopped, just before a snapshot: zero
+         * the frame the output keeps in its own memory for the painter to
+         * draw into (a shadow of the screen, the png output's surface), so
+         * that it costs nothing in the image (all-zero pages are left out
+         * of it). The screen keeps showing the frame. The next render()
+         * draws the whole frame again, whatever force_full says; settle()
+         * is not to be called before it. No allocation, no I/O. */
+        void (*forget_frame)(struct dmo_output *o);
         void (*close)(struct dmo_output *o);
 };
 

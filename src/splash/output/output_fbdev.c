@@ -210,6 +210,13 @@ static int fbdev_render(struct dmo_output *o, const struct dmo_scene *scene, boo
         return 0;
 }
 
+static void fbdev_forget_frame(struct dmo_output *o)
+{
+        struct fbdev_output *f = (struct fbdev_output *)o;
+        memset(f->shadow, 0, (size_t)f->height * (size_t)f->shadow_stride);
+        dmo_painter_forget(f->painter);
+}
+
 static void fbdev_set_retain(struct dmo_output *o, bool retain)
 {
         ((struct fbdev_output *)o)->retain = retain;
@@ -260,5 +267,6 @@ const struct dmo_output_ops dmo_output_fbdev = {
     .open = fbdev_open,
     .render = fbdev_render,
     .set_retain = fbdev_set_retain,
+    .forget_frame = fbdev_forget_frame,
     .close = fbdev_close,
 };

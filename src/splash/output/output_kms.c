@@ -843,6 +843,20 @@ static void kms_settle(struct dmo_output *o)
         }
 }
 
+static void kms_forget_frame(struct dmo_output *o)
+{
+        struct kms_output *k = (struct kms_output *)o;
+        for (size_t i = 0; i < k->n_heads; i++) {
+                struct kms_head *h = &k->heads[i];
+                if (h->shadow)
+                        memset(h->shadow, 0, (size_t)h->height * (size_t)h->shadow_stride);
+                /* Both buffers still hold what the screen shows; the next
+                 * render paints the whole shadow again and copies it all. */
+                dmo_painter_forget(h->painter);
+                h->buf[0].valid = h->buf[1].valid = false;
+        }
+}
+
 static void kms_close(struct dmo_output *o)
 {
         struct kms_output *k = (struct kms_output *)o;
@@ -890,5 +904,6 @@ const struct dmo_output_ops dmo_output_kms = {
     .dispatch = kms_dispatch,
     .set_retain = kms_set_retain,
     .settle = kms_settle,
+    .forget_frame = kms_forget_frame,
     .close = kms_close,
 };

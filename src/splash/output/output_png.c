@@ -168,6 +168,16 @@ static void png_set_retain(struct dmo_output *o, bool retain)
         (void)retain;
 }
 
+static void png_forget_frame(struct dmo_output *base)
+{
+        struct png_output *o = (struct png_output *)base;
+        cairo_surface_flush(o->surface);
+        memset(cairo_image_surface_get_data(o->surface), 0,
+               (size_t)cairo_image_surface_get_stride(o->surface) * (size_t)o->h);
+        cairo_surface_mark_dirty(o->surface);
+        dmo_painter_forget(o->painter);
+}
+
 static void png_close(struct dmo_output *base)
 {
         struct png_output *o = (struct png_output *)base;
@@ -189,6 +199,7 @@ const struct dmo_output_ops dmo_output_png = {
     .event_fd = NULL,
     .dispatch = NULL,
     .set_retain = png_set_retain,
+    .forget_frame = png_forget_frame,
     .close = png_close,
 };
 

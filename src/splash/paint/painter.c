@@ -158,6 +158,12 @@ double dmo_painter_scale(const struct dmo_painter *p)
         return p->scale;
 }
 
+void dmo_painter_forget(struct dmo_painter *p)
+{
+        if (p)
+                p->prev.valid = false;
+}
+
 bool dmo_painter_prewarmed(const struct dmo_painter *p)
 {
         return p->prewarmed;

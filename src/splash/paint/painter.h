@@ -63,6 +63,11 @@ int dmo_painter_paint(struct dmo_painter *p, uint8_t *pixels, int stride,
                       const struct dmo_scene *scene, bool force_full, struct dmo_rect *damage,
                       unsigned max_damage, unsigned *ndamage);
 
+/* The pixels it drew are gone (the caller zeroed its buffer before a
+ * snapshot, splash/output/output.h: forget_frame): the next paint draws
+ * the whole frame, as with force_full. No allocation. */
+void dmo_painter_forget(struct dmo_painter *p);
+
 void dmo_painter_free(struct dmo_painter *p);
 
 /* The scale factor in use (after automatic selection). */
