@@ -1814,6 +1814,53 @@ def swap_magic(disk):
         return f.read(10).rstrip(b"\0").decode("ascii", "replace")
 
 
+# What dormouse's signature and image header say (doc/image-format.md §1.2,
+# §2, §2.2): the signature block at ps - 128 of the swap header page names
+# the image header's offset on the swap partition; the header's flags bit 0
+# is ENCRYPTED, its encryption section (at 512) the cipher and the key's
+# wrapping. Read here because the .deb's dormouse (Debian 13's glibc) does
+# not run on every host; checksums are dormouse's own business at resume.
+ENC_MODES = {1: "passphrase", 2: "pubkey"}
+ENC_CIPHERS = {1: "XChaCha20-Poly1305", 2: "AES-256-GCM"}
+
+
+def image_on_swap(disk):
+    """{"magic": slot, "signature": bool, and with a signature: "encrypted",
+    "mode", "cipher"} of the swap partition of disk."""
+    start = PART1_START + ROOT_SIZE
+    with open(disk, "rb") as f:
+        f.seek(start)
+        page = f.read(4096)
+        out = {"magic": page[4086:].rstrip(b"\0").decode("ascii", "replace"),
+               "signature": page[4096 - 128:4096 - 120] == b"DORMOUSE"}
+        if not out["signature"]:
+            return out
+        hdr_off = struct.unpack_from("<Q", page, 4096 - 128 + 16)[0]
+        if hdr_off == 0 or hdr_off % 4096 or hdr_off >= SWAP_SIZE:
+            out["header"] = f"bad header offset {hdr_off}"
+            return out
+        f.seek(start + hdr_off)
+        hdr = f.read(4096)
+    if hdr[:8] != b"DMOIMAGE":
+        out["header"] = f"no image header at {hdr_off} ({hdr[:8]!r})"
+        return out
+    flags = struct.unpack_from("<I", hdr, 24)[0]
+    cipher, mode = struct.unpack_from("<II", hdr, 512)
+    out.update(header="DMOIMAGE", encrypted=bool(flags & 1),
+               mode=ENC_MODES.get(mode, f"mode {mode}") if flags & 1 else None,
+               cipher=ENC_CIPHERS.get(cipher, f"cipher {cipher}") if flags & 1 else None)
+    return out
+
+
+def describe_image(img):
+    if not img["signature"]:
+        return f"{img['magic']}, no dormouse signature"
+    if img.get("header") != "DMOIMAGE":
+        return f"{img['magic']}, dormouse signature, {img.get('header')}"
+    return (f"{img['magic']}, dormouse signature, image "
+            + (f"encrypted ({img['mode']}, {img['cipher']})" if img["encrypted"] else "plain"))
+
+
 def markers_on_swap(disk, seed):
     """How many of the marker's pieces the swap partition shows in clear."""
     pieces = marker_pieces(seed)
@@ -1841,7 +1888,8 @@ def encrypted_path(h, name, base, trigger, setup=None, wait="off", kernel=False,
     machine off (or suspended, for hybrid sleep: then the power is cut) and
     the swap area searched (battery: the machine has battery.asl's battery).
     Returns (pieces found in clear, of MARKER_PAGES; seconds from the
-    trigger to off or suspended)."""
+    trigger to off or suspended; image_on_swap's account of the swap
+    area)."""
     disk = h.work / f"disk-{name}.img"
     run(["cp", "--sparse=always", str(base), str(disk)])
     vm = h.vm(name, disk, "dmo.path=kernel" if kernel else "",
@@ -1871,13 +1919,16 @@ def encrypted_path(h, name, base, trigger, setup=None, wait="off", kernel=False,
     finally:
         vm.kill()
     n = markers_on_swap(disk, seed)
+    img = image_on_swap(disk)
     disk.unlink()
-    return n, took
+    return n, took, img
 
 
 def scenario_encrypted_paths(h):
     """Issue 37: with encrypt = pubkey configured, every entry point leaves
-    an image with no page of the session in clear: the menu's Hibernate,
+    dormouse's signature (ULSUSPEND, its signature block) over an image
+    header that says encrypted to the public key, and no page of the
+    session in clear: the menu's Hibernate,
     hybrid sleep (the power cut while it sleeps), the power key, the lid
     (suspend, then the alarm and dormouse's image) and a dying battery
     (UPower's HybridSleep, on the battery guest: the power cut while it
@@ -1921,18 +1972,28 @@ def scenario_encrypted_paths(h):
     seen, problems = [], []
     for label, trigger, setup, wait, kernel in paths:
         try:
-            n, took = encrypted_path(h, "enc-" + re.sub(r"\W+", "-", label), base, trigger, setup,
-                                     wait, kernel, battery=label == "dying battery")
+            n, took, img = encrypted_path(h, "enc-" + re.sub(r"\W+", "-", label), base, trigger,
+                                          setup, wait, kernel, battery=label == "dying battery")
         except Failure as e:
             problems.append(f"{label}: {str(e).splitlines()[0]}")
             continue
-        seen.append(f"{label} {n}/{MARKER_PAGES} in clear ({took:.0f} s)")
+        seen.append(f"{label} {n}/{MARKER_PAGES} in clear, {describe_image(img)} ({took:.0f} s)")
         log(f"encrypted-paths: {seen[-1]}")
         if kernel and n == 0:
             problems.append("the kernel's plain image showed none of the pages: the search "
                             "cannot tell a plain image")
         elif not kernel and n:
             problems.append(f"{label}: {n} of the session's pages are on the swap area in clear")
+        # Each path's own image: dormouse's signature over an encrypted
+        # header (pubkey, as configured), or on the kernel's path the
+        # kernel's own signature and none of dormouse's.
+        if kernel and (img["magic"] != "S1SUSPEND" or img["signature"]):
+            problems.append(f"{label}: the swap area shows {describe_image(img)}, not the "
+                            "kernel's S1SUSPEND alone")
+        elif not kernel and (img["magic"] != "ULSUSPEND" or img.get("header") != "DMOIMAGE"
+                             or not img.get("encrypted") or img.get("mode") != "pubkey"):
+            problems.append(f"{label}: the swap area shows {describe_image(img)}, not dormouse's "
+                            "signature over an image encrypted to the public key")
     if problems:
         raise Failure("; ".join(problems) + "\n" + ", ".join(seen))
     return ", ".join(seen)
