@@ -1809,8 +1809,10 @@ def scenario_lid(h):
     seen = [w for w in want if any(w in line for line in out)]
     if seen != want:
         raise Failure(f"lid: the journal lacks {sorted(set(want) - set(seen))}: " + " | ".join(out))
+    timer = next(line.strip() for line in out if want[1] in line)
     h.table["lid"] = {"sleep": r["hibernate"], "resume": r["resume"]}
-    return f"{detail}; journal: {' -> '.join(want)} (HibernateDelaySec={LID_DELAY_S}s)"
+    return (f"{detail}; journal: {want[0]} -> {timer} -> {' -> '.join(want[2:])} "
+            f"(HibernateDelaySec={LID_DELAY_S}s)")
 
 
 def scenario_lid_kernel(h):
