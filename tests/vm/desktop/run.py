@@ -1709,19 +1709,18 @@ def entry_point(h, name, setup, trigger, what, after_back=None, hooks=("hibernat
     return r, ", ".join(detail)
 
 
+def press_power_key(vm):
+    """The ACPI power button: QEMU's system_powerdown."""
+    vm.hmp("system_powerdown")
+
+
 def scenario_power_key(h):
     """logind's HandlePowerKey=hibernate, and the ACPI power button (QEMU's
     system_powerdown) pressed: systemd-hibernate.service, so dormouse."""
-    def press(vm):
-        vm.hmp("system_powerdown")
-    r, detail = entry_point(h, "power-key", logind_setup("HandlePowerKey", "hibernate"), press,
-                            "power key")
+    r, detail = entry_point(h, "power-key", logind_setup("HandlePowerKey", "hibernate"),
+                            press_power_key, "power key")
     h.table["power-key"] = {"sleep": r["hibernate"], "resume": r["resume"]}
     return detail
-
-
-def press_power_key(vm):
-    vm.hmp("system_powerdown")
 
 
 def kernel_entry_point(h, name, setup, trigger, what, after_back=None):
@@ -1779,14 +1778,14 @@ cat /run/dmo-lid.out
 LID_DELAY_S = 20
 
 
-def scenario_lid(h):
-    """logind's HandleLidSwitch=suspend-then-hibernate and the lid closed:
-    systemd-suspend-then-hibernate.service, so dormouse suspend-then-
-    hibernate: suspend to RAM, the RTC alarm after HibernateDelaySec=,
-    dormouse's image, off; the lid opened once the session is back."""
-    setup = LID_SETUP % {"delay": LID_DELAY_S,
-                         "logind": logind_setup("HandleLidSwitch", "suspend-then-hibernate")}
+def lid_setup():
+    return LID_SETUP % {"delay": LID_DELAY_S,
+                        "logind": logind_setup("HandleLidSwitch", "suspend-then-hibernate")}
 
+
+def lid_actions(h):
+    """(close(vm), reopen(vm)): the lid switch's two moves, each waited for
+    by the agent's shell."""
     def close(vm):
         sh_ok(h, vm, "echo close >/run/dmo-lid.in && timeout 10 sh -c "
                      "'until grep -q \"lid closed\" /run/dmo-lid.out; do sleep 0.1; done'",
@@ -1795,7 +1794,16 @@ def scenario_lid(h):
     def reopen(vm):
         sh_ok(h, vm, "echo open >/run/dmo-lid.in", "opening the lid", 30)
 
-    r, detail = entry_point(h, "lid", setup, close, "lid closed", after_back=reopen,
+    return close, reopen
+
+
+def scenario_lid(h):
+    """logind's HandleLidSwitch=suspend-then-hibernate and the lid closed:
+    systemd-suspend-then-hibernate.service, so dormouse suspend-then-
+    hibernate: suspend to RAM, the RTC alarm after HibernateDelaySec=,
+    dormouse's image, off; the lid opened once the session is back."""
+    close, reopen = lid_actions(h)
+    r, detail = entry_point(h, "lid", lid_setup(), close, "lid closed", after_back=reopen,
                             hooks=("suspend-then-hibernate", ["suspend", "hibernate"]))
     # The unit's own account, from the journal of the restored system (the
     # console's copy of it goes through journald, frozen around the sleeps).
@@ -1825,18 +1833,9 @@ def scenario_lid_kernel(h):
     HoldoffTimeoutSec=. The suspends it took are counted from the journal
     and said; the scenario asks only that the kernel's path ends in its own
     image and the session back."""
-    setup = LID_SETUP % {"delay": LID_DELAY_S,
-                         "logind": logind_setup("HandleLidSwitch", "suspend-then-hibernate")}
-
-    def close(vm):
-        sh_ok(h, vm, "echo close >/run/dmo-lid.in && timeout 10 sh -c "
-                     "'until grep -q \"lid closed\" /run/dmo-lid.out; do sleep 0.1; done'",
-              "closing the lid", 30)
-
-    def reopen(vm):
-        sh_ok(h, vm, "echo open >/run/dmo-lid.in", "opening the lid", 30)
-
-    r, detail = kernel_entry_point(h, "lid-kernel", setup, close, "lid closed", after_back=reopen)
+    close, reopen = lid_actions(h)
+    r, detail = kernel_entry_point(h, "lid-kernel", lid_setup(), close, "lid closed",
+                                   after_back=reopen)
     out = sh_ok(h, r["vm2"], "journalctl -b --no-pager -o cat -u systemd-logind.service "
                              "-u systemd-suspend-then-hibernate.service | grep -E "
                              "\"Lid (closed|opened)|Performing sleep operation|woken by|"
@@ -2028,9 +2027,6 @@ def scenario_encrypted_paths(h):
     def menu(what):
         return lambda vm: vm.send(what)
 
-    def key(vm):
-        vm.hmp("system_powerdown")
-
     def lid_close(vm):
         sh_ok(h, vm, "echo close >/run/dmo-lid.in", "closing the lid", 30)
 
@@ -2040,11 +2036,11 @@ def scenario_encrypted_paths(h):
         set_battery(vm, math.ceil(action) - 1, plugged=False)
         battery_seen(h, vm, math.ceil(action) - 1, "draining the battery")
 
-    lid = LID_SETUP % {"delay": LID_DELAY_S,
-                       "logind": logind_setup("HandleLidSwitch", "suspend-then-hibernate")}
+    lid = lid_setup()
     paths = [("menu", menu("hibernate"), None, "off", False),
              ("hybrid-sleep", menu("hybridsleep"), None, "suspended", False),
-             ("power-key", key, logind_setup("HandlePowerKey", "hibernate"), "off", False),
+             ("power-key", press_power_key, logind_setup("HandlePowerKey", "hibernate"), "off",
+              False),
              ("lid", lid_close, lid, "off", False),
              ("dying battery", dying_battery, None, "suspended", False),
              ("kernel's path", menu("hibernate"), None, "off", True)]
