@@ -83,3 +83,8 @@ bool dmo_power_state_battery_low(const struct dmo_power_state *s)
         return !s->on_ac && s->batteries > 0 && s->fullest_percent >= 0 &&
                s->fullest_percent <= DMO_BATTERY_LOW_PERCENT;
 }
+
+bool dmo_power_state_charge_known(const struct dmo_power_state *s)
+{
+        return s->batteries > 0 && s->fullest_percent >= 0;
+}

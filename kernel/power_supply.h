@@ -38,4 +38,9 @@ int dmo_power_state_read(const char *sysfs_root, struct dmo_power_state *out);
 /* The battery is low: see the rule above. */
 bool dmo_power_state_battery_low(const struct dmo_power_state *s);
 
+/* A system battery tells its charge (a battery whose firmware reports no
+ * capacity, or none at all, gives nothing to decide by: systemd's
+ * fetch_batteries_capacity_by_name skips it, and so the timer decides). */
+bool dmo_power_state_charge_known(const struct dmo_power_state *s);
+
 #endif

@@ -109,6 +109,35 @@ check "s2h, battery at 3 %: hibernated at once, because the battery is low" \
 check "s2h, battery at 3 %: no suspend" test ! -s "$tmp/power/state"
 check "s2h, battery at 3 %: the image is on the swap area" image_on_swap
 
+# A battery that does not tell its charge (no capacity, as the kernel's
+# ACPI battery when the firmware reports "unknown"): the timer decides, as
+# with no battery, and the journal says so.
+fresh
+rm -f "$tmp/power/state"
+mkfifo "$tmp/power/state"
+mkdir -p "$tmp/sys/class/power_supply/BAT0"
+echo Battery >"$tmp/sys/class/power_supply/BAT0/type"
+echo Discharging >"$tmp/sys/class/power_supply/BAT0/status"
+sleep_cmd suspend-then-hibernate --hibernate-delay 3s -- $sim &
+pid=$!
+if wait_for_line "suspending to RAM" "$tmp/err" 60; then
+	alarm=$(awk -v t="$(now)" 'BEGIN { printf "%.3f", t + 3 }')
+	until later_than "$alarm"; do sleep 0.1; done
+	timeout 60 cat "$tmp/power/state" >/dev/null
+	ok "s2h, no charge told: suspended"
+else
+	not_ok "s2h, no charge told: suspended"
+	kill "$pid" 2>/dev/null
+fi
+wait "$pid"
+rc=$?
+check "s2h, no charge told: exit 0" test "$rc" = 0
+check "s2h, no charge told: says it goes by the timer" \
+	grep -q "the battery does not tell its charge: going by the timer, hibernating after 3 s of suspend" "$tmp/err"
+check "s2h, no charge told: the alarm's wake hibernated" \
+	grep -q "hibernating: the wake alarm rang and the battery does not tell its charge" "$tmp/err"
+check "s2h, no charge told: the image is on the swap area" image_on_swap
+
 # Encryption configured: the image this entry point writes is encrypted.
 fresh
 printf 'a passphrase\n' >"$tmp/key"

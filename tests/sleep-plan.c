@@ -234,6 +234,10 @@ static void test_power_supplies_read_as_systemd_sees_them(void)
         CHECK_INT(p.fullest_percent, ==, -1);
         CHECK(!p.on_ac); /* a discharging battery and no mains */
         CHECK(!dmo_power_state_battery_low(&p));
+        CHECK(!dmo_power_state_charge_known(&p));
+        CHECK(!dmo_power_state_charge_known(&(struct dmo_power_state){.fullest_percent = -1}));
+        CHECK(dmo_power_state_charge_known(
+            &(struct dmo_power_state){.batteries = 1, .fullest_percent = 0}));
 }
 
 static struct dmo_sleep_conf conf_with(uint64_t delay, bool on_ac_power)
@@ -273,6 +277,30 @@ static void test_no_battery_uses_the_delay(void)
         dmo_sth_begin(&p, &c, 0);
         CHECK_INT(dmo_sth_next(&p, &c, &desktop, 5 * S), ==, DMO_STH_SUSPEND);
         CHECK_INT(p.wake_at, ==, 30 * MIN); /* counted from the start */
+}
+
+/* A battery whose capacity cannot be read (ACPI's "unknown", the kernel's
+ * ENODEV) gives nothing to decide by: the timer, as with no battery, and the
+ * alarm's wake hibernates (systemd 257 skips such a battery). */
+static void test_a_battery_without_a_charge_goes_by_the_timer(void)
+{
+        struct dmo_power_state b = battery(-1, false);
+        struct dmo_sleep_conf c = conf_with(DMO_USEC_INFINITY, true);
+        struct dmo_sth_plan p;
+        dmo_sth_begin(&p, &c, 0);
+        CHECK_INT(dmo_sth_next(&p, &c, &b, 0), ==, DMO_STH_SUSPEND);
+        CHECK_INT(p.wake_at, ==, 2 * HOUR);
+        CHECK_INT(p.reason, ==, DMO_STH_UNTIL_DELAY);
+        CHECK_INT(dmo_sth_after_wake(&p, &b, 2 * HOUR), ==, DMO_STH_HIBERNATE);
+        CHECK_INT(p.reason, ==, DMO_STH_ALARM_NO_CHARGE);
+
+        c = conf_with(45 * S, true);
+        dmo_sth_begin(&p, &c, 0);
+        CHECK_INT(dmo_sth_next(&p, &c, &b, S), ==, DMO_STH_SUSPEND);
+        CHECK_INT(p.wake_at, ==, 45 * S); /* not SuspendEstimationSec= */
+        CHECK_INT(dmo_sth_after_wake(&p, &b, 10 * S), ==, DMO_STH_RETURN);
+        CHECK_INT(dmo_sth_after_wake(&p, &b, 45 * S), ==, DMO_STH_HIBERNATE);
+        CHECK_INT(p.reason, ==, DMO_STH_ALARM_NO_CHARGE);
 }
 
 static void test_a_wake_before_the_alarm_returns_to_the_session(void)
@@ -383,6 +411,7 @@ DMO_TEST_MAIN(
     T(test_allow_keys_follow_suspend_and_hibernation), T(test_files_are_read_in_systemds_order),
     T(test_power_supplies_read_as_systemd_sees_them),
     T(test_no_battery_sleeps_two_hours_then_hibernates), T(test_no_battery_uses_the_delay),
+    T(test_a_battery_without_a_charge_goes_by_the_timer),
     T(test_a_wake_before_the_alarm_returns_to_the_session),
     T(test_a_battery_is_looked_at_every_estimation_period),
     T(test_a_low_battery_hibernates_without_suspending), T(test_the_delay_caps_the_battery_checks),

@@ -58,6 +58,8 @@ static const char *reason_text(enum dmo_sth_reason reason)
                 return _("HibernateDelaySec= has passed");
         case DMO_STH_ALARM_NO_BATTERY:
                 return _("the wake alarm rang and there is no battery to watch");
+        case DMO_STH_ALARM_NO_CHARGE:
+                return _("the wake alarm rang and the battery does not tell its charge");
         case DMO_STH_PERSON_WOKE:
                 return _("woken before the alarm");
         case DMO_STH_CHECK_BATTERY:
@@ -87,6 +89,11 @@ static void say_progress(const struct dmo_sleep_event *e)
                         fprintf(stderr,
                                 _("dormouse: no battery: hibernating after %.0f s of "
                                   "suspend (%s)\n"),
+                                (double)e->us / 1e6, reason_text(e->reason));
+                else if (!dmo_power_state_charge_known(e->power))
+                        fprintf(stderr,
+                                _("dormouse: the battery does not tell its charge: going by "
+                                  "the timer, hibernating after %.0f s of suspend (%s)\n"),
                                 (double)e->us / 1e6, reason_text(e->reason));
                 else
                         fprintf(stderr, _("dormouse: battery at %d %%: waking in %.0f s (%s)\n"),

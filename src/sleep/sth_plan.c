@@ -24,8 +24,9 @@ enum dmo_sth_step dmo_sth_next(struct dmo_sth_plan *p, const struct dmo_sleep_co
                 return DMO_STH_HIBERNATE;
         }
         bool delay_set = c->hibernate_delay_us != DMO_USEC_INFINITY;
+        bool charge_known = dmo_power_state_charge_known(power);
         uint64_t interval;
-        if (power->batteries == 0)
+        if (!charge_known)
                 interval = delay_set ? c->hibernate_delay_us : DMO_STH_NO_BATTERY_DELAY_US;
         else
                 interval = c->suspend_estimation_us;
@@ -37,7 +38,7 @@ enum dmo_sth_step dmo_sth_next(struct dmo_sth_plan *p, const struct dmo_sleep_co
                 interval = left;
                 p->reason = DMO_STH_UNTIL_DELAY;
         }
-        if (power->batteries == 0)
+        if (!charge_known)
                 p->reason = DMO_STH_UNTIL_DELAY;
         if (interval <= DMO_STH_ALARM_ACCURACY_US) {
                 p->reason = DMO_STH_DELAY_REACHED;
@@ -54,8 +55,9 @@ enum dmo_sth_step dmo_sth_after_wake(struct dmo_sth_plan *p, const struct dmo_po
                 p->reason = DMO_STH_PERSON_WOKE;
                 return DMO_STH_RETURN;
         }
-        if (power->batteries == 0) {
-                p->reason = DMO_STH_ALARM_NO_BATTERY;
+        if (!dmo_power_state_charge_known(power)) {
+                p->reason =
+                    power->batteries == 0 ? DMO_STH_ALARM_NO_BATTERY : DMO_STH_ALARM_NO_CHARGE;
                 return DMO_STH_HIBERNATE;
         }
         return DMO_STH_SUSPEND;

@@ -5,8 +5,10 @@
  *
  *   - a low battery (kernel/power_supply.h) hibernates at once, before or
  *     after any suspend;
- *   - without a battery, the machine suspends for HibernateDelaySec=
- *     (2 h when unset), and the alarm's wake hibernates;
+ *   - without a battery, or with batteries none of which tells its charge
+ *     (systemd's fetch_batteries_capacity_by_name finds none), the machine
+ *     suspends for HibernateDelaySec= (2 h when unset), and the alarm's
+ *     wake hibernates;
  *   - with one, it suspends for SuspendEstimationSec= at a time (the wake
  *     looks at the battery), and no longer than until HibernateDelaySec=
  *     from the start, when it hibernates;
@@ -41,6 +43,7 @@ enum dmo_sth_reason {
         DMO_STH_BATTERY_LOW,   /* the battery is at 5 % or below */
         DMO_STH_DELAY_REACHED, /* HibernateDelaySec= has passed */
         DMO_STH_ALARM_NO_BATTERY,
+        DMO_STH_ALARM_NO_CHARGE, /* the alarm, and the battery tells no charge */
         DMO_STH_PERSON_WOKE,
         DMO_STH_CHECK_BATTERY, /* suspend: the alarm looks at the battery */
         DMO_STH_UNTIL_DELAY,   /* suspend: until HibernateDelaySec= */

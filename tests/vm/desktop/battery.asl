@@ -11,7 +11,10 @@
  * monitor (its "o" command): the test drains the battery on purpose.
  *
  *   port 0xe0: the charge used, percent of the last full charge (0-100):
- *              the battery holds 100 minus it
+ *              the battery holds 100 minus it; 0xff: the battery does not
+ *              tell its charge (_BST's remaining capacity "unknown",
+ *              0xFFFFFFFF, as firmware reports it: the kernel's capacity
+ *              file then fails to read with ENODEV)
  *   port 0xe1: the AC adapter unplugged when not 0
  *
  * The register is 0 at power-on: a full battery and the adapter plugged
@@ -83,7 +86,7 @@ DefinitionBlock ("", "SSDT", 2, "DMOUSE", "BATTERY", 0x00000001)
             }
             /* State: 1 discharging (unplugged), 2 charging (plugged in, not
              * full), 0 (plugged in and full); 10 W either way; remaining
-             * capacity 100 - USED % of 50 Wh. */
+             * capacity 100 - USED % of 50 Wh, or unknown. */
             Name (BSTP, Package (0x04) { Zero, 10000, Zero, 11100 })
             Method (_BST, 0, Serialized)
             {
@@ -102,7 +105,14 @@ DefinitionBlock ("", "SSDT", 2, "DMOUSE", "BATTERY", 0x00000001)
                     }
                 }
                 BSTP [Zero] = Local1
-                BSTP [2] = Local0 * 500
+                If (USED == 0xFF)
+                {
+                    BSTP [2] = 0xFFFFFFFF
+                }
+                Else
+                {
+                    BSTP [2] = Local0 * 500
+                }
                 Return (BSTP)
             }
         }

@@ -1860,14 +1860,49 @@ def entry_point(h, name, setup, trigger, what, after_back=None, hooks=("hibernat
     return r, ", ".join(detail)
 
 
+def press_power_key(vm):
+    """The ACPI power button: QEMU's system_powerdown."""
+    vm.hmp("system_powerdown")
+
+
 def scenario_power_key(h):
     """logind's HandlePowerKey=hibernate, and the ACPI power button (QEMU's
     system_powerdown) pressed: systemd-hibernate.service, so dormouse."""
-    def press(vm):
-        vm.hmp("system_powerdown")
-    _, detail = entry_point(h, "power-key", logind_setup("HandlePowerKey", "hibernate"), press,
-                            "power key")
+    r, detail = entry_point(h, "power-key", logind_setup("HandlePowerKey", "hibernate"),
+                            press_power_key, "power key")
+    h.table["power-key"] = {"sleep": r["hibernate"], "resume": r["resume"]}
     return detail
+
+
+def kernel_entry_point(h, name, setup, trigger, what, after_back=None):
+    """entry_point on the kernel's own path (dmo.path=kernel: the units run
+    systemd-sleep, the kernel writes its image and resumes it): the same
+    person's action, in the same run as dormouse's, for the figures side
+    by side. Returns (r, the TAP detail's first parts)."""
+    shots = Shots(h, name)
+    try:
+        r = round_trip(h, name, shots, "dmo.path=kernel", setup=setup, trigger=trigger,
+                       after_back=after_back)
+    finally:
+        shots.write_all()
+    if r["rc1"] != 0:
+        raise Failure(f"{what} (kernel's path): QEMU exited with {r['rc1']}, not a power-off")
+    image = kernel_path_ran(r)
+    sim, _ = whole_desktop(r)
+    h.table[name] = {"sleep": r["hibernate"], "resume": r["resume"]}
+    return r, [image, check_counter(r), f"off {r['hibernate']:.1f} s after the {what}",
+               f"client back {r['resume']:.1f} s after power-on, screen {sim:.0%} like before"]
+
+
+def scenario_power_key_kernel(h):
+    """power-key on the kernel's own path: HandlePowerKey=hibernate, the
+    ACPI power button, systemd-sleep and the kernel's image (S1SUSPEND),
+    its resume; figures beside power-key's of the same run."""
+    r, detail = kernel_entry_point(h, "power-key-kernel",
+                                   logind_setup("HandlePowerKey", "hibernate"), press_power_key,
+                                   "power key")
+    detail.append(check_hooks(r))
+    return ", ".join(detail) + beside(h, "power-key", "after the power key")
 
 
 # The lid (lid-switch.c, started by the agent's shell with a FIFO for its
@@ -1894,14 +1929,14 @@ cat /run/dmo-lid.out
 LID_DELAY_S = 20
 
 
-def scenario_lid(h):
-    """logind's HandleLidSwitch=suspend-then-hibernate and the lid closed:
-    systemd-suspend-then-hibernate.service, so dormouse suspend-then-
-    hibernate: suspend to RAM, the RTC alarm after HibernateDelaySec=,
-    dormouse's image, off; the lid opened once the session is back."""
-    setup = LID_SETUP % {"delay": LID_DELAY_S,
-                         "logind": logind_setup("HandleLidSwitch", "suspend-then-hibernate")}
+def lid_setup():
+    return LID_SETUP % {"delay": LID_DELAY_S,
+                        "logind": logind_setup("HandleLidSwitch", "suspend-then-hibernate")}
 
+
+def lid_actions(h):
+    """(close(vm), reopen(vm)): the lid switch's two moves, each waited for
+    by the agent's shell."""
     def close(vm):
         sh_ok(h, vm, "echo close >/run/dmo-lid.in && timeout 10 sh -c "
                      "'until grep -q \"lid closed\" /run/dmo-lid.out; do sleep 0.1; done'",
@@ -1910,20 +1945,63 @@ def scenario_lid(h):
     def reopen(vm):
         sh_ok(h, vm, "echo open >/run/dmo-lid.in", "opening the lid", 30)
 
-    r, detail = entry_point(h, "lid", setup, close, "lid closed", after_back=reopen,
+    return close, reopen
+
+
+def scenario_lid(h):
+    """logind's HandleLidSwitch=suspend-then-hibernate and the lid closed:
+    systemd-suspend-then-hibernate.service, so dormouse suspend-then-
+    hibernate: suspend to RAM, the RTC alarm after HibernateDelaySec=,
+    dormouse's image, off; the lid opened once the session is back."""
+    close, reopen = lid_actions(h)
+    r, detail = entry_point(h, "lid", lid_setup(), close, "lid closed", after_back=reopen,
                             hooks=("suspend-then-hibernate", ["suspend", "hibernate"]))
     # The unit's own account, from the journal of the restored system (the
     # console's copy of it goes through journald, frozen around the sleeps).
     out = sh_ok(h, r["vm2"], "journalctl -b --no-pager -o cat -u systemd-logind.service "
                              "-u systemd-suspend-then-hibernate.service | grep -E "
-                             "'Lid (closed|opened)|dormouse: (suspending|woke|hibernating)'",
+                             "'Lid (closed|opened)|dormouse: (no battery|suspending|woke|hibernating)'",
                 "reading the journal", 60)
-    want = ["Lid closed", "dormouse: suspending to RAM", "dormouse: woke from suspend",
-            "dormouse: hibernating: the wake alarm rang"]
+    # No battery in this guest: the timer, and the journal says so.
+    want = ["Lid closed", "dormouse: no battery: hibernating after", "dormouse: suspending to RAM",
+            "dormouse: woke from suspend", "dormouse: hibernating: the wake alarm rang"]
     seen = [w for w in want if any(w in line for line in out)]
     if seen != want:
         raise Failure(f"lid: the journal lacks {sorted(set(want) - set(seen))}: " + " | ".join(out))
-    return f"{detail}; journal: {' -> '.join(want)} (HibernateDelaySec={LID_DELAY_S}s)"
+    timer = next(line.strip() for line in out if want[1] in line)
+    h.table["lid"] = {"sleep": r["hibernate"], "resume": r["resume"]}
+    return (f"{detail}; journal: {want[0]} -> {timer} -> {' -> '.join(want[2:])} "
+            f"(HibernateDelaySec={LID_DELAY_S}s)")
+
+
+def scenario_lid_kernel(h):
+    """lid on the kernel's own path: HandleLidSwitch=suspend-then-hibernate,
+    the lid closed, systemd-sleep's suspend, its alarm after
+    HibernateDelaySec=, the kernel's image (S1SUSPEND) and resume; figures
+    beside lid's of the same run. systemd 257 may take its alarm's wake for
+    the person's (sth-battery-kernel's docstring): it then goes back to the
+    session, and logind, the lid still closed, starts the unit again after
+    HoldoffTimeoutSec=. The suspends it took are counted from the journal
+    and said; the scenario asks only that the kernel's path ends in its own
+    image and the session back."""
+    close, reopen = lid_actions(h)
+    r, detail = kernel_entry_point(h, "lid-kernel", lid_setup(), close, "lid closed",
+                                   after_back=reopen)
+    out = sh_ok(h, r["vm2"], "journalctl -b --no-pager -o cat -u systemd-logind.service "
+                             "-u systemd-suspend-then-hibernate.service | grep -E "
+                             "\"Lid (closed|opened)|Performing sleep operation|woken by|"
+                             "System returned from sleep|dormouse\" || true",
+                "reading the journal", 60)
+    ops = [re.search(r"Performing sleep operation '([^']+)'", l).group(1) for l in out
+           if "Performing sleep operation" in l]
+    if any("dormouse" in l for l in out):
+        raise Failure("lid-kernel: dormouse's lines in the unit's journal on the kernel's path: "
+                      + " | ".join(out[-8:]))
+    if not ops or ops[-1] != "hibernate":
+        raise Failure(f"lid-kernel: systemd-sleep's operations were {ops}, not ending in hibernate: "
+                      + " | ".join(out[-8:]))
+    detail.insert(1, f"systemd-sleep: {' -> '.join(ops)}")
+    return ", ".join(detail) + beside(h, "lid", "after the lid closed")
 
 
 # Issue 37's encrypted-paths: pages only the session's memory holds, found
@@ -1965,6 +2043,53 @@ def swap_magic(disk):
         return f.read(10).rstrip(b"\0").decode("ascii", "replace")
 
 
+# What dormouse's signature and image header say (doc/image-format.md §1.2,
+# §2, §2.2): the signature block at ps - 128 of the swap header page names
+# the image header's offset on the swap partition; the header's flags bit 0
+# is ENCRYPTED, its encryption section (at 512) the cipher and the key's
+# wrapping. Read here because the .deb's dormouse (Debian 13's glibc) does
+# not run on every host; checksums are dormouse's own business at resume.
+ENC_MODES = {1: "passphrase", 2: "pubkey"}
+ENC_CIPHERS = {1: "XChaCha20-Poly1305", 2: "AES-256-GCM"}
+
+
+def image_on_swap(disk):
+    """{"magic": slot, "signature": bool, and with a signature: "encrypted",
+    "mode", "cipher"} of the swap partition of disk."""
+    start = PART1_START + ROOT_SIZE
+    with open(disk, "rb") as f:
+        f.seek(start)
+        page = f.read(4096)
+        out = {"magic": page[4086:].rstrip(b"\0").decode("ascii", "replace"),
+               "signature": page[4096 - 128:4096 - 120] == b"DORMOUSE"}
+        if not out["signature"]:
+            return out
+        hdr_off = struct.unpack_from("<Q", page, 4096 - 128 + 16)[0]
+        if hdr_off == 0 or hdr_off % 4096 or hdr_off >= SWAP_SIZE:
+            out["header"] = f"bad header offset {hdr_off}"
+            return out
+        f.seek(start + hdr_off)
+        hdr = f.read(4096)
+    if hdr[:8] != b"DMOIMAGE":
+        out["header"] = f"no image header at {hdr_off} ({hdr[:8]!r})"
+        return out
+    flags = struct.unpack_from("<I", hdr, 24)[0]
+    cipher, mode = struct.unpack_from("<II", hdr, 512)
+    out.update(header="DMOIMAGE", encrypted=bool(flags & 1),
+               mode=ENC_MODES.get(mode, f"mode {mode}") if flags & 1 else None,
+               cipher=ENC_CIPHERS.get(cipher, f"cipher {cipher}") if flags & 1 else None)
+    return out
+
+
+def describe_image(img):
+    if not img["signature"]:
+        return f"{img['magic']}, no dormouse signature"
+    if img.get("header") != "DMOIMAGE":
+        return f"{img['magic']}, dormouse signature, {img.get('header')}"
+    return (f"{img['magic']}, dormouse signature, image "
+            + (f"encrypted ({img['mode']}, {img['cipher']})" if img["encrypted"] else "plain"))
+
+
 def markers_on_swap(disk, seed):
     """How many of the marker's pieces the swap partition shows in clear."""
     pieces = marker_pieces(seed)
@@ -1992,7 +2117,8 @@ def encrypted_path(h, name, base, trigger, setup=None, wait="off", kernel=False,
     machine off (or suspended, for hybrid sleep: then the power is cut) and
     the swap area searched (battery: the machine has battery.asl's battery).
     Returns (pieces found in clear, of MARKER_PAGES; seconds from the
-    trigger to off or suspended)."""
+    trigger to off or suspended; image_on_swap's account of the swap
+    area)."""
     disk = h.work / f"disk-{name}.img"
     run(["cp", "--sparse=always", str(base), str(disk)])
     vm = h.vm(name, disk, "dmo.path=kernel" if kernel else "",
@@ -2022,13 +2148,16 @@ def encrypted_path(h, name, base, trigger, setup=None, wait="off", kernel=False,
     finally:
         vm.kill()
     n = markers_on_swap(disk, seed)
+    img = image_on_swap(disk)
     disk.unlink()
-    return n, took
+    return n, took, img
 
 
 def scenario_encrypted_paths(h):
     """Issue 37: with encrypt = pubkey configured, every entry point leaves
-    an image with no page of the session in clear: the menu's Hibernate,
+    dormouse's signature (ULSUSPEND, its signature block) over an image
+    header that says encrypted to the public key, and no page of the
+    session in clear: the menu's Hibernate,
     hybrid sleep (the power cut while it sleeps), the power key, the lid
     (suspend, then the alarm and dormouse's image) and a dying battery
     (UPower's HybridSleep, on the battery guest: the power cut while it
@@ -2049,9 +2178,6 @@ def scenario_encrypted_paths(h):
     def menu(what):
         return lambda vm: vm.send(what)
 
-    def key(vm):
-        vm.hmp("system_powerdown")
-
     def lid_close(vm):
         sh_ok(h, vm, "echo close >/run/dmo-lid.in", "closing the lid", 30)
 
@@ -2061,29 +2187,39 @@ def scenario_encrypted_paths(h):
         set_battery(vm, math.ceil(action) - 1, plugged=False)
         battery_seen(h, vm, math.ceil(action) - 1, "draining the battery")
 
-    lid = LID_SETUP % {"delay": LID_DELAY_S,
-                       "logind": logind_setup("HandleLidSwitch", "suspend-then-hibernate")}
+    lid = lid_setup()
     paths = [("menu", menu("hibernate"), None, "off", False),
              ("hybrid-sleep", menu("hybridsleep"), None, "suspended", False),
-             ("power-key", key, logind_setup("HandlePowerKey", "hibernate"), "off", False),
+             ("power-key", press_power_key, logind_setup("HandlePowerKey", "hibernate"), "off",
+              False),
              ("lid", lid_close, lid, "off", False),
              ("dying battery", dying_battery, None, "suspended", False),
              ("kernel's path", menu("hibernate"), None, "off", True)]
     seen, problems = [], []
     for label, trigger, setup, wait, kernel in paths:
         try:
-            n, took = encrypted_path(h, "enc-" + re.sub(r"\W+", "-", label), base, trigger, setup,
-                                     wait, kernel, battery=label == "dying battery")
+            n, took, img = encrypted_path(h, "enc-" + re.sub(r"\W+", "-", label), base, trigger,
+                                          setup, wait, kernel, battery=label == "dying battery")
         except Failure as e:
             problems.append(f"{label}: {str(e).splitlines()[0]}")
             continue
-        seen.append(f"{label} {n}/{MARKER_PAGES} in clear ({took:.0f} s)")
+        seen.append(f"{label} {n}/{MARKER_PAGES} in clear, {describe_image(img)} ({took:.0f} s)")
         log(f"encrypted-paths: {seen[-1]}")
         if kernel and n == 0:
             problems.append("the kernel's plain image showed none of the pages: the search "
                             "cannot tell a plain image")
         elif not kernel and n:
             problems.append(f"{label}: {n} of the session's pages are on the swap area in clear")
+        # Each path's own image: dormouse's signature over an encrypted
+        # header (pubkey, as configured), or on the kernel's path the
+        # kernel's own signature and none of dormouse's.
+        if kernel and (img["magic"] != "S1SUSPEND" or img["signature"]):
+            problems.append(f"{label}: the swap area shows {describe_image(img)}, not the "
+                            "kernel's S1SUSPEND alone")
+        elif not kernel and (img["magic"] != "ULSUSPEND" or img.get("header") != "DMOIMAGE"
+                             or not img.get("encrypted") or img.get("mode") != "pubkey"):
+            problems.append(f"{label}: the swap area shows {describe_image(img)}, not dormouse's "
+                            "signature over an image encrypted to the public key")
     if problems:
         raise Failure("; ".join(problems) + "\n" + ", ".join(seen))
     return ", ".join(seen)
@@ -2115,10 +2251,15 @@ def battery_table(h):
     return out
 
 
+BAT_UNKNOWN = 0xFF  # in BAT_USED_PORT: the battery does not tell its charge
+
+
 def set_battery(vm, percent, plugged):
-    """The charge and the adapter, where the laptop's controller would hold
-    them, each read back from its port."""
-    for port, value in ((BAT_UNPLUGGED_PORT, 0 if plugged else 1), (BAT_USED_PORT, 100 - percent)):
+    """The charge (None: the battery does not tell it) and the adapter,
+    where the laptop's controller would hold them, each read back from its
+    port."""
+    used = BAT_UNKNOWN if percent is None else 100 - percent
+    for port, value in ((BAT_UNPLUGGED_PORT, 0 if plugged else 1), (BAT_USED_PORT, used)):
         vm.hmp(f"o /b {port:#x} {value}")
         out = vm.hmp(f"i /b {port:#x}")
         m = re.search(r"\] = (0x[0-9a-fA-F]+)", out)
@@ -2172,21 +2313,22 @@ upower -i $d | grep -E '^ *(state|percentage|warning-level):' | tr -s ' ' | sed 
 """
 
 
-def upower_policy(h, vm):
-    """Debian's UPower configuration as installed, with the battery known
-    to UPower: {key: value}, or Failure."""
+def upower_policy(h, vm, action="HybridSleep"):
+    """UPower's configuration (Debian's as installed, or with
+    CriticalPowerAction=action written in), with the battery known to
+    UPower: {key: value}, or Failure."""
     out = sh_ok(h, vm, UPOWER_CONF, "UPower's configuration", 120)
     if not any("battery_BAT0" in l for l in out):
         raise Failure(f"UPower does not know the battery: {' | '.join(out)}")
     conf = dict(l.split("=", 1) for l in out if "=" in l and not l.startswith("DEVICES"))
     try:
-        action = float(conf.get("PercentageAction", ""))  # Debian 13 writes "2.0"
+        percent = float(conf.get("PercentageAction", ""))  # Debian 13 writes "2.0"
     except ValueError:
-        action = None
-    if conf.get("CriticalPowerAction") != "HybridSleep" or conf.get("UsePercentageForPolicy") != "true" \
-            or action is None or not 1 <= action <= 100:
-        raise Failure(f"UPower's configuration is not Debian's (HybridSleep at a percentage): {conf}")
-    conf["action"] = action
+        percent = None
+    if conf.get("CriticalPowerAction") != action or conf.get("UsePercentageForPolicy") != "true" \
+            or percent is None or not 1 <= percent <= 100:
+        raise Failure(f"UPower's configuration is not Debian's ({action} at a percentage): {conf}")
+    conf["action"] = percent
     return conf
 
 
@@ -2196,19 +2338,37 @@ def upower_seen(h, vm, percent, what):
     return seen
 
 
-def battery_hybrid(h, name, kernel):
+# UPower's CriticalPowerAction other than Debian's HybridSleep, written
+# into its configuration and UPower started again to read it.
+UPOWER_ACTION = r"""
+sed -i 's/^CriticalPowerAction=.*/CriticalPowerAction=%(action)s/' /etc/UPower/UPower.conf
+systemctl restart upower.service
+"""
+# What logind says when UPower asks it for each action.
+LOGIND_SAYS = {"HybridSleep": "The system will hybrid sleep now!",
+               "Hibernate": "The system will hibernate now!"}
+ACTION_UNIT = {"HybridSleep": "systemd-hybrid-sleep.service",
+               "Hibernate": "systemd-hibernate.service"}
+
+
+def battery_critical(h, name, kernel, action="HybridSleep"):
     """One dying battery: the desktop up with the battery full and the
     adapter plugged in, the adapter pulled at BAT_START %, then the battery
     drained to below UPower's PercentageAction; UPower (nothing else)
-    starts its CriticalPowerAction, HybridSleep, through logind; the guest
-    suspends with its image written, and the battery dies while it sleeps
-    (QEMU killed). The next power-on is a new QEMU: the battery is full and
+    starts its CriticalPowerAction through logind. HybridSleep (Debian's):
+    the guest suspends with its image written, and the battery dies while
+    it sleeps (QEMU killed). Hibernate: the guest writes its image and
+    powers off. The next power-on is a new QEMU: the battery is full and
     plugged in again. Returns r (round_trip's)."""
     shots = Shots(h, name)
-    r = {"battery": battery_table(h), "until": "suspended"}
+    r = {"battery": battery_table(h)}
+    if action == "HybridSleep":
+        r["until"] = "suspended"
 
     def before(vm, r):
-        conf = r["upower"] = upower_policy(h, vm)
+        if action != "HybridSleep":
+            sh_ok(h, vm, UPOWER_ACTION % {"action": action}, f"CriticalPowerAction={action}", 120)
+        conf = r["upower"] = upower_policy(h, vm, action)
         r["drained"] = math.ceil(conf["action"]) - 1  # below it, a whole percent
         set_battery(vm, BAT_START, plugged=False)
         r["sysfs_start"] = battery_seen(h, vm, BAT_START, "pulling the adapter")
@@ -2228,20 +2388,20 @@ def battery_hybrid(h, name, kernel):
                    before_hibernate=before, trigger=drain)
     finally:
         shots.write_all()
-    if not r["CanHybridSleep"].startswith("rc=0"):
+    if action == "HybridSleep" and not r["CanHybridSleep"].startswith("rc=0"):
         raise Failure(f"CanHybridSleep: {r['CanHybridSleep']}")
     try:
         r["journal"] = sh_ok(h, r["vm2"], "journalctl -b --no-pager -o cat -u upower.service "
-                                          "-u systemd-logind.service -u systemd-hybrid-sleep.service "
+                                          f"-u systemd-logind.service -u {ACTION_UNIT[action]} "
                                           "| tail -n 40", "reading the journal", 60)
     finally:
         r["vm2"].kill()  # two cores: the next guest must not share them
     for line in r["journal"][-15:]:
         log(f"{name}: journal: {line}")
-    # logind's word that a hybrid sleep was asked of it (the harness asked
-    # for nothing after the drain: UPower did)
-    if not any("The system will hybrid sleep now!" in line for line in r["journal"]):
-        raise Failure(f"{name}: logind's journal does not say it was asked for a hybrid sleep")
+    # logind's word that the action was asked of it (the harness asked for
+    # nothing after the drain: UPower did)
+    if not any(LOGIND_SAYS[action] in line for line in r["journal"]):
+        raise Failure(f"{name}: logind's journal does not say {LOGIND_SAYS[action]!r}")
     return r
 
 
@@ -2261,7 +2421,7 @@ def scenario_low_battery(h):
     sleeps, and the next power-on resumes the session through dormouse in
     the initramfs. low-battery-kernel is the same on the kernel's own path,
     its figures beside these."""
-    r = battery_hybrid(h, "low-battery", kernel=False)
+    r = battery_critical(h, "low-battery", kernel=False)
     what = "the dying battery"
     image = require_image(r, "ULSUSPEND", "dormouse's")
     th, sim = require_dormouse_round_trip(h, r, what)
@@ -2298,12 +2458,38 @@ def scenario_low_battery_kernel(h):
     HybridSleep runs systemd-sleep, the kernel writes its own image and
     resumes it): the baseline, apart so that each path's result is its
     own."""
-    k = battery_hybrid(h, "low-battery-kernel", kernel=True)
+    k = battery_critical(h, "low-battery-kernel", kernel=True)
     image = kernel_path_ran(k)
     journal_in_order(k, ["Performing sleep operation 'hybrid-sleep'"], "the kernel's path")
+    h.table["low-battery-kernel"] = {"sleep": k["hibernate"], "resume": k["resume"]}
     return (f"{image}, suspended {k['hibernate']:.1f} s after the drain, client back "
             f"{k['resume']:.1f} s after power-on, {check_counter(k)}"
             + beside(h, "low-battery", "after the drain"))
+
+
+def scenario_low_battery_hibernate(h):
+    """UPower's other critical action that ends in an image,
+    CriticalPowerAction=Hibernate (written into UPower.conf): the battery
+    drained below PercentageAction, UPower asks logind to hibernate,
+    systemd-hibernate.service runs dormouse (its signature on the swap area,
+    its themed scene with a growing bar), the guest powers off, and the next
+    power-on resumes the session through dormouse."""
+    r = battery_critical(h, "low-battery-hibernate", kernel=False, action="Hibernate")
+    what = "the dying battery (Hibernate)"
+    if r["rc1"] != 0:
+        raise Failure(f"{what}: QEMU exited with {r['rc1']}, not a power-off")
+    image = require_image(r, "ULSUSPEND", "dormouse's")
+    th, sim = require_dormouse_round_trip(h, r, what)
+    up = r["upower_start"]
+    detail = [f"UPower {r['upower'].get('CriticalPowerAction')} at "
+              f"{r['upower'].get('PercentageAction')} %: {r['sysfs_start']} (UPower: "
+              f"{up.get('state')} {up.get('percentage')}, warning {up.get('warning-level')}) -> "
+              f"{r['sysfs_drained']} -> logind: hibernate",
+              image, check_counter(r), check_hooks(r), f"{len(th)} themed hibernate frames",
+              f"off {r['hibernate']:.1f} s after the drain",
+              f"client back {r['resume']:.1f} s after power-on, screen {sim:.0%} like before"]
+    h.table["low-battery-hibernate"] = {"sleep": r["hibernate"], "resume": r["resume"]}
+    return ", ".join(detail)
 
 
 STH_SETUP = r"""
@@ -2354,6 +2540,89 @@ def battery_sth(h, name, kernel):
     for line in r["journal"][-15:]:
         log(f"{name}: journal: {line}")
     return r
+
+
+# sth-no-charge: the battery's charge unknown, UPower out of the way (it
+# would take an unknown charge for an empty battery and act on it: this
+# scenario is systemd's sleep rule alone), the adapter pulled.
+NO_CHARGE_SEEN = r"""
+systemctl mask --runtime --now upower.service >/dev/null 2>&1
+b=/sys/class/power_supply/BAT0 a=/sys/class/power_supply/ADP0
+if ! timeout 60 sh -c "until [ -e $b/capacity ] && [ -r $a/online ]; do sleep 0.3; done"; then
+	echo "no BAT0 and ADP0 under /sys/class/power_supply: $(ls /sys/class/power_supply | tr '\n' ' ')"
+	exit 1
+fi
+timeout 30 sh -c "until ! cat $b/capacity >/dev/null 2>&1 && [ \"\$(cat $a/online)\" = 0 ]; do sleep 0.3; done" || true
+echo "BAT0 capacity=[$(cat $b/capacity 2>&1 | sed 's/.*: //')] status=$(cat $b/status) ADP0 online=$(cat $a/online) upower=$(systemctl is-active upower.service)"
+"""
+NO_CHARGE_DELAY_S = 30
+NO_CHARGE_SETUP = r"""
+mkdir -p /etc/systemd/sleep.conf.d
+printf '[Sleep]\nHibernateDelaySec=%(delay)ds\nSuspendEstimationSec=%(est)ds\n' >/etc/systemd/sleep.conf.d/dmo-test.conf
+"""
+
+
+def scenario_sth_no_charge(h):
+    """Issue 37's "no battery information: the timer, said in the journal":
+    suspend-then-hibernate on a laptop whose battery does not tell its
+    charge (battery.asl's "unknown" remaining capacity; the kernel's
+    capacity file fails to read), unplugged. systemd 257 skips such a
+    battery and goes by HibernateDelaySec=; so does dormouse, and its
+    journal says so. SuspendEstimationSec= is set shorter than the delay:
+    had the battery been taken for one to watch, the alarm would have woken
+    the guest to look at it and suspended it again (two suspends, not
+    one). The alarm's wake hibernates through dormouse, power off, the
+    session back. (No battery at all is the lid scenario's: its journal
+    line "no battery: hibernating after".)"""
+    shots = Shots(h, "sth-no-charge")
+    r = {"battery": battery_table(h)}
+    name, what = "sth-no-charge", "suspend-then-hibernate with no charge told"
+
+    def before(vm, r):
+        set_battery(vm, None, plugged=False)
+        out = sh_ok(h, vm, NO_CHARGE_SEEN, "the battery without its charge", 120)
+        line = r["sysfs"] = out[-1] if out else ""
+        m = re.match(r"BAT0 capacity=\[(.*)\] status=(\S+) ADP0 online=(\S+) upower=(\S+)", line)
+        if not m or re.fullmatch(r"\d+", m.group(1)) or m.group(2) != "Discharging" \
+                or m.group(3) != "0" or m.group(4) == "active":
+            raise Failure(f"{name}: the guest shows {line!r}, not a discharging battery with no "
+                          "readable capacity, the adapter out and UPower stopped")
+
+    try:
+        round_trip(h, name, shots, r=r, before_hibernate=before,
+                   setup=NO_CHARGE_SETUP % {"delay": NO_CHARGE_DELAY_S, "est": STH_ESTIMATION_S // 3},
+                   trigger=lambda vm: vm.send("suspendthenhibernate"))
+    finally:
+        shots.write_all()
+    if r["rc1"] != 0:
+        raise Failure(f"{name}: QEMU exited with {r['rc1']} after the hibernation, not a power-off")
+    try:
+        r["journal"] = sh_ok(h, r["vm2"], "journalctl -b --no-pager -o cat "
+                                          "-u systemd-suspend-then-hibernate.service | tail -n 40",
+                             "reading the journal", 60)
+    finally:
+        r["vm2"].kill()
+    for line in r["journal"][-15:]:
+        log(f"{name}: journal: {line}")
+    image = require_image(r, "ULSUSPEND", "dormouse's")
+    th, sim = require_dormouse_round_trip(h, r, what)
+    seen = journal_in_order(r, ["dormouse: the battery does not tell its charge: going by the "
+                                f"timer, hibernating after", "dormouse: suspending to RAM",
+                                "dormouse: woke from suspend",
+                                "dormouse: hibernating: the wake alarm rang and the battery does "
+                                "not tell its charge"], what)
+    waits = [l for l in r["journal"] if re.search(r"dormouse: (battery at|the battery does not|"
+                                                  r"no battery)", l)]
+    if len(waits) != 1:
+        raise Failure(f"{what}: dormouse suspended {len(waits)} times, not once: " + " | ".join(waits))
+    detail = [r["sysfs"], f"journal: {seen[0].strip()} -> suspend -> woke -> {seen[-1].strip()}",
+              image, check_counter(r),
+              check_hooks(r, "suspend-then-hibernate", ["suspend", "hibernate"]),
+              f"{len(th)} themed hibernate frames",
+              f"off {r['hibernate']:.1f} s after the SuspendThenHibernate call "
+              f"(HibernateDelaySec={NO_CHARGE_DELAY_S}s)",
+              f"client back {r['resume']:.1f} s after power-on"]
+    return ", ".join(detail)
 
 
 def journal_in_order(r, want, what):
@@ -3455,13 +3724,17 @@ SCENARIOS = [
     ("xfce", scenario_xfce),
     ("xfce-kernel", scenario_xfce_kernel),
     ("power-key", scenario_power_key),
+    ("power-key-kernel", scenario_power_key_kernel),
     ("lid", scenario_lid),
+    ("lid-kernel", scenario_lid_kernel),
     ("refused-resume", scenario_refused_resume),
     ("encrypted-paths", scenario_encrypted_paths),
     ("low-battery", scenario_low_battery),
     ("low-battery-kernel", scenario_low_battery_kernel),
+    ("low-battery-hibernate", scenario_low_battery_hibernate),
     ("sth-battery", scenario_sth_battery),
     ("sth-battery-kernel", scenario_sth_battery_kernel),
+    ("sth-no-charge", scenario_sth_no_charge),
     ("dracut", scenario_dracut),
     ("deb-install", scenario_deb_install),
     ("deb-remove", scenario_deb_remove),
@@ -3476,13 +3749,14 @@ DEB_SCENARIOS = ("deb-install", "deb-remove", "deb-upgrade")
 # Issues 34 and 37: every way into a hibernation, and the refusal at resume.
 # On the battery guest (UPower: packages-battery), with battery.asl
 # (encrypted-paths for its dying battery).
-BATTERY_SCENARIOS = ("low-battery", "low-battery-kernel", "sth-battery", "sth-battery-kernel",
-                     "encrypted-paths")
+BATTERY_SCENARIOS = ("low-battery", "low-battery-kernel", "low-battery-hibernate", "sth-battery",
+                     "sth-battery-kernel", "sth-no-charge", "encrypted-paths")
 # sth-battery-kernel is not among them: systemd-sleep's own rule went back
 # to the session after the alarm's wake in 2 of its 3 runs (its scenario's
 # docstring); it runs when named.
-ENTRY_SCENARIOS = ("power-key", "lid", "refused-resume", "encrypted-paths", "low-battery",
-                   "low-battery-kernel", "sth-battery")
+ENTRY_SCENARIOS = ("power-key", "power-key-kernel", "lid", "lid-kernel", "refused-resume",
+                   "encrypted-paths", "low-battery", "low-battery-kernel", "low-battery-hibernate",
+                   "sth-battery", "sth-no-charge")
 # Issue 34: UEFI with no resume= anywhere (make check-vm-efi): an
 # update-initramfs in the guest makes it last about 6 minutes under TCG, so
 # not in the default set.
@@ -3495,11 +3769,11 @@ LAYOUT_SCENARIOS = ("lvm", "luks-lvm", "btrfs-swapfile", "late-passphrase", "luk
 
 
 def print_table(h):
-    if not h.table:
-        return
-    log("timings (host clock, TCG, -smp 2 -m 1G): hibernate = Hibernate call -> QEMU exit; "
-        "resume = power-on -> client back; cold = power-on -> desktop")
-    log(f"{'path':10} {'hibernate':>10} {'resume':>8} {'cold boot':>10} {'screen after resume':>22}")
+    if any(k in h.table for k in ("dormouse", "kernel")):
+        log("timings (host clock, TCG, -smp 2 -m 1G): hibernate = Hibernate call -> QEMU exit; "
+            "resume = power-on -> client back; cold = power-on -> desktop")
+        log(f"{'path':10} {'hibernate':>10} {'resume':>8} {'cold boot':>10} "
+            f"{'screen after resume':>22}")
     for path in ("dormouse", "kernel"):
         f = h.table.get(path)
         if not f:
@@ -3510,6 +3784,21 @@ def print_table(h):
 
         whole = (f"{f['whole']:.0%} same, bg {f['background']:.0%}" if "whole" in f else "-")
         log(f"{path:10} {s('hibernate'):>10} {s('resume'):>8} {s('cold'):>10} {whole:>22}")
+    # The entry points beside the kernel's own path of the same run: the
+    # person's action (the drain) -> off (asleep with the image, for hybrid
+    # sleep), and power-on -> the client back.
+    pairs = [(n, f"{n}-kernel") for n in ("power-key", "lid", "low-battery")
+             if n in h.table or f"{n}-kernel" in h.table]
+    if pairs:
+        log("entry points (host clock, TCG): off = the action -> QEMU off (low-battery: the drain "
+            "-> asleep with the image); back = power-on -> client back")
+        log(f"{'entry point':12} {'dormouse: off':>14} {'back':>7}   {'kernel: off':>12} {'back':>7}")
+    for n, k in pairs:
+        cells = []
+        for key in (n, k):
+            f = h.table.get(key)
+            cells += ([f"{f['sleep']:.1f} s", f"{f['resume']:.1f} s"] if f else ["-", "-"])
+        log(f"{n:12} {cells[0]:>14} {cells[1]:>7}   {cells[2]:>12} {cells[3]:>7}")
 
 
 def main():
