@@ -2529,6 +2529,14 @@ def battery_sth(h, name, kernel):
                    trigger=sleep_then_drain)
     finally:
         shots.write_all()
+    read_sth_journal(h, name, r)
+    return r
+
+
+def read_sth_journal(h, name, r):
+    """After a suspend-then-hibernate round trip: QEMU powered off, then
+    the unit's journal of the resumed boot into r["journal"] (the last 15
+    lines logged), and boot 2 ended."""
     if r["rc1"] != 0:
         raise Failure(f"{name}: QEMU exited with {r['rc1']} after the hibernation, not a power-off")
     try:
@@ -2539,7 +2547,6 @@ def battery_sth(h, name, kernel):
         r["vm2"].kill()
     for line in r["journal"][-15:]:
         log(f"{name}: journal: {line}")
-    return r
 
 
 # sth-no-charge: the battery's charge unknown, UPower out of the way (it
@@ -2594,16 +2601,7 @@ def scenario_sth_no_charge(h):
                    trigger=lambda vm: vm.send("suspendthenhibernate"))
     finally:
         shots.write_all()
-    if r["rc1"] != 0:
-        raise Failure(f"{name}: QEMU exited with {r['rc1']} after the hibernation, not a power-off")
-    try:
-        r["journal"] = sh_ok(h, r["vm2"], "journalctl -b --no-pager -o cat "
-                                          "-u systemd-suspend-then-hibernate.service | tail -n 40",
-                             "reading the journal", 60)
-    finally:
-        r["vm2"].kill()
-    for line in r["journal"][-15:]:
-        log(f"{name}: journal: {line}")
+    read_sth_journal(h, name, r)
     image = require_image(r, "ULSUSPEND", "dormouse's")
     th, sim = require_dormouse_round_trip(h, r, what)
     seen = journal_in_order(r, ["dormouse: the battery does not tell its charge: going by the "
