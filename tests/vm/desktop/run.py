@@ -122,6 +122,9 @@ T_SCREENDUMP = 10.0
 # power-on to the desktop back): every 0.1 s, as issue 35 measured them. A
 # dump takes some ms itself, so the real spacing is a little wider.
 FAST = 0.1
+# How much longer than the kernel's path dormouse's black after the restore
+# may be in one run before resume fails (scenario_resume says why).
+BLACK_NOISE_MS = 1000
 
 # The deb-* scenarios' transfer disk (a third virtio disk, serial dmoxfer):
 # a tar of the .deb files at its start, read by the guest with tar; the
@@ -1545,9 +1548,15 @@ def scenario_resume(h):
             + ")")
     log(line)
     detail.append(line)
-    # Issue 35: no longer than the kernel's own path in the same run, one
-    # frame interval of slack for each figure (each is good to about +-100 ms).
-    if ms is not None and kernel_ms is not None and ms > kernel_ms + FAST * 1000 * 2:
+    # Issue 35: no longer than the kernel's own path in the same run, give
+    # or take what one round trip of each tells under TCG. Seven pairs
+    # (stops 26 to 28) put dormouse's black 1407, 1017, 1003, 1001, 617 and
+    # 616 ms below the kernel's and once 321 ms above it (2122 against
+    # 1801 ms, the next run 1502 against 2503): the kernel's device resume
+    # and the thaw, in both, move by most of a second from run to run. A
+    # margin of two frame intervals failed one run in seven; a second
+    # catches a regression (a lost frame, a second modeset) and not that.
+    if ms is not None and kernel_ms is not None and ms > kernel_ms + BLACK_NOISE_MS:
         problems.append(f"the screen stays black longer after the restore than on the kernel's "
                         f"path: {line}")
     if restored is not None and d is not None:
