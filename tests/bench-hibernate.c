@@ -57,6 +57,7 @@
 #include "kernel/sim_kernel.h"
 #include "kernel/sim_pages.h"
 #include "progress/progress.h"
+#include "tests/codec-testutil.h"
 #include "util/cleanup.h"
 
 static double now_s(void)
@@ -295,9 +296,8 @@ static double ns_per_event(unsigned threads, bool shared)
 /* An image's chunk stream, kept in memory for the decode alone: each
  * chunk's fields as the image stores them, its payload in blob. */
 struct encoded_chunk {
-        uint32_t npages, flags, payload_len;
-        uint64_t zero_map, payload_hash, pages_hash;
-        uint64_t at; /* where its payload starts in blob */
+        struct dmo_chunk meta; /* the header fields the image carries; no buffers */
+        uint64_t at;           /* where its payload starts in blob */
 };
 
 struct encoded {
@@ -324,12 +324,12 @@ static int encoded_keep(struct encoded *e, const struct dmo_chunk *ch)
         if (e->n == e->cap)
                 return -EOVERFLOW;
         e->chunks[e->n++] = (struct encoded_chunk){
-            .npages = ch->npages,
-            .flags = ch->flags,
-            .payload_len = ch->payload_len,
-            .zero_map = ch->zero_map,
-            .payload_hash = ch->payload_hash,
-            .pages_hash = ch->pages_hash,
+            .meta = {.npages = ch->npages,
+                     .flags = ch->flags,
+                     .payload_len = ch->payload_len,
+                     .zero_map = ch->zero_map,
+                     .payload_hash = ch->payload_hash,
+                     .pages_hash = ch->pages_hash},
             .at = e->blob_len,
         };
         memcpy(e->blob + e->blob_len, ch->stored, ch->payload_len);
@@ -420,13 +420,7 @@ static double codec_decode_alone(const struct cycle_args *a, const struct encode
                 struct dmo_chunk *ch;
                 while (next < e->n && dmo_codec_acquire(c, &ch) == 0) {
                         const struct encoded_chunk *k = &e->chunks[next++];
-                        ch->npages = k->npages;
-                        ch->zero_map = k->zero_map;
-                        ch->flags = k->flags;
-                        ch->payload_len = k->payload_len;
-                        ch->payload_hash = k->payload_hash;
-                        ch->pages_hash = k->pages_hash;
-                        memcpy(ch->payload, e->blob + k->at, k->payload_len);
+                        dmo_test_chunk_for_decode(ch, &k->meta, e->blob + k->at);
                         dmo_codec_submit(c, ch);
                 }
                 int r = dmo_codec_collect(c, &ch, true);
