@@ -3,13 +3,13 @@
 #include "cli/cli.h"
 #include "cli/report.h"
 #include "engine/engine.h"
+#include "util/clock.h"
 #include "util/i18n.h"
 #include "util/self_memory.h"
 #include "util/strtable.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 bool dmo_cli_profiling(void)
 {
@@ -42,10 +42,9 @@ static double mib(uint64_t pages, uint64_t page_size)
 void dmo_cli_print_own_memory(void)
 {
         struct dmo_self_private_pages p;
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        const uint64_t t0 = dmo_clock_ns(CLOCK_MONOTONIC);
         int r = dmo_self_private_pages(&p);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
+        const double scan_ms = (double)(dmo_clock_ns(CLOCK_MONOTONIC) - t0) / 1e6;
         if (r < 0)
                 return;
         char top[512];
@@ -61,8 +60,7 @@ void dmo_cli_print_own_memory(void)
                 "scanned in %.0f ms\n",
                 mib(p.nonzero, p.page_size), mib(p.resident - p.nonzero, p.page_size),
                 mib(p.resident, p.page_size), p.mappings, mib(p.shared_resident, p.page_size),
-                mib(p.readonly_resident, p.page_size), p.ntop ? top : "none",
-                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+                mib(p.readonly_resident, p.page_size), p.ntop ? top : "none", scan_ms);
 }
 
 /* CPU time by thread name, over the threads alive now. The codec's and the
