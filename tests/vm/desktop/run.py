@@ -2421,6 +2421,16 @@ def require_image(r, magic, whose):
     return f"{magic} on the swap area at power-on"
 
 
+def upower_words(r, action):
+    """A dying-battery round trip's first words: UPower's policy, the
+    battery before and after the drain, and what logind was asked."""
+    up = r["upower_start"]
+    return (f"UPower {r['upower'].get('CriticalPowerAction')} at "
+            f"{r['upower'].get('PercentageAction')} %: {r['sysfs_start']} (UPower: "
+            f"{up.get('state')} {up.get('percentage')}, warning {up.get('warning-level')}) -> "
+            f"{r['sysfs_drained']} -> logind: {action}")
+
+
 def scenario_low_battery(h):
     """Issue 37's dying battery through UPower: Debian's
     CriticalPowerAction=HybridSleep at PercentageAction (2 %) on a battery
@@ -2434,12 +2444,7 @@ def scenario_low_battery(h):
     what = "the dying battery"
     image = require_image(r, "ULSUSPEND", "dormouse's")
     th, sim = require_dormouse_round_trip(h, r, what)
-    up = r["upower_start"]
-    detail = [f"UPower {r['upower'].get('CriticalPowerAction')} at "
-              f"{r['upower'].get('PercentageAction')} %: {r['sysfs_start']} (UPower: "
-              f"{up.get('state')} {up.get('percentage')}, warning {up.get('warning-level')}) -> "
-              f"{r['sysfs_drained']} -> logind: hybrid sleep",
-              image, check_counter(r), check_hooks(r, "hybrid-sleep", ["hybrid-sleep"]),
+    detail = [upower_words(r, "hybrid sleep"), image, check_counter(r), check_hooks(r, "hybrid-sleep", ["hybrid-sleep"]),
               f"{len(th)} themed hibernate frames",
               f"suspended with the image {r['hibernate']:.1f} s after the drain, power cut",
               f"client back {r['resume']:.1f} s after power-on, screen {sim:.0%} like before"]
@@ -2489,12 +2494,7 @@ def scenario_low_battery_hibernate(h):
         raise Failure(f"{what}: QEMU exited with {r['rc1']}, not a power-off")
     image = require_image(r, "ULSUSPEND", "dormouse's")
     th, sim = require_dormouse_round_trip(h, r, what)
-    up = r["upower_start"]
-    detail = [f"UPower {r['upower'].get('CriticalPowerAction')} at "
-              f"{r['upower'].get('PercentageAction')} %: {r['sysfs_start']} (UPower: "
-              f"{up.get('state')} {up.get('percentage')}, warning {up.get('warning-level')}) -> "
-              f"{r['sysfs_drained']} -> logind: hibernate",
-              image, check_counter(r), check_hooks(r), f"{len(th)} themed hibernate frames",
+    detail = [upower_words(r, "hibernate"), image, check_counter(r), check_hooks(r), f"{len(th)} themed hibernate frames",
               f"off {r['hibernate']:.1f} s after the drain",
               f"client back {r['resume']:.1f} s after power-on, screen {sim:.0%} like before"]
     h.table["low-battery-hibernate"] = {"sleep": r["hibernate"], "resume": r["resume"]}
