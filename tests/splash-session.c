@@ -30,6 +30,7 @@ static void record(void *ctx, enum dmo_splash_report kind, const char *sentence)
 
 struct rig {
         char themes[512], fonts[512];
+        char dir[512], spec[600]; /* png_rig(): the frames' directory, the output */
         struct dmo_theme_paths paths;
         struct dmo_progress *progress;
         struct reports rep;
@@ -53,6 +54,23 @@ static bool rig_init(struct rig *g, const char *spec)
             .report = record,
             .report_ctx = &g->rep,
         };
+        return true;
+}
+
+/* The rig with the png output at 320x200 into a new directory NAME under
+ * the test's own (g->dir). */
+static bool png_rig(struct rig *g, const char *name)
+{
+        char dir[512], spec[600];
+        snprintf(dir, sizeof(dir), "%s/%s", dmo_test_tmpdir(), name);
+        if (mkdir(dir, 0700) < 0)
+                return false;
+        snprintf(spec, sizeof(spec), "png:%s:320x200", dir);
+        if (!rig_init(g, NULL))
+                return false;
+        memcpy(g->dir, dir, sizeof(dir));
+        memcpy(g->spec, spec, sizeof(spec));
+        g->p.spec = g->spec;
         return true;
 }
 
@@ -104,11 +122,7 @@ static void test_unknown_output_is_an_error_and_text_goes_on(void)
 static void test_png_draws_frames_through_the_hooks(void)
 {
         struct rig g;
-        char spec[600], dir[512];
-        snprintf(dir, sizeof(dir), "%s/session-png", dmo_test_tmpdir());
-        REQUIRE(mkdir(dir, 0700) == 0);
-        snprintf(spec, sizeof(spec), "png:%s:320x200", dir);
-        REQUIRE(rig_init(&g, spec));
+        REQUIRE(png_rig(&g, "session-png"));
         struct dmo_splash_session *s = NULL;
         REQUIRE(dmo_splash_session_new(&g.p, &s) == 0);
         REQUIRE(s != NULL);
@@ -121,7 +135,7 @@ static void test_png_draws_frames_through_the_hooks(void)
         dmo_splash_session_pause(s);
         dmo_splash_session_devices_thawed(s);
         dmo_splash_session_free(s);
-        CHECK(count_pngs(dir) >= 2);
+        CHECK(count_pngs(g.dir) >= 2);
         CHECK_INT(g.rep.errors, ==, 0);
         dmo_progress_free(g.progress);
 }
@@ -157,26 +171,23 @@ static int black_rows(const char *path)
 static void test_frames_after_the_snapshot_are_whole(void)
 {
         struct rig g;
-        char spec[600], dir[512], path[600];
-        snprintf(dir, sizeof(dir), "%s/session-snapshot", dmo_test_tmpdir());
-        REQUIRE(mkdir(dir, 0700) == 0);
-        snprintf(spec, sizeof(spec), "png:%s:320x200", dir);
-        REQUIRE(rig_init(&g, spec));
+        char path[600];
+        REQUIRE(png_rig(&g, "session-snapshot"));
         struct dmo_splash_session *s = NULL;
         REQUIRE(dmo_splash_session_new(&g.p, &s) == 0);
         REQUIRE(s != NULL);
         dmo_progress_set_phase(g.progress, DMO_PHASE_SNAPSHOT);
         dmo_splash_session_pause(s);
-        int before = count_pngs(dir);
+        int before = count_pngs(g.dir);
         dmo_progress_set_phase(g.progress, DMO_PHASE_WRITE);
         dmo_progress_set_total(g.progress, 100);
         dmo_progress_add_pages(g.progress, 40);
         dmo_splash_session_devices_thawed(s);
         dmo_splash_session_free(s);
-        int after = count_pngs(dir);
+        int after = count_pngs(g.dir);
         CHECK_INT(after, >, before);
         for (int i = 0; i < after; i++) {
-                snprintf(path, sizeof(path), "%s/frame-%05d.png", dir, i);
+                snprintf(path, sizeof(path), "%s/frame-%05d.png", g.dir, i);
                 int black = black_rows(path);
                 if (black != 0)
                         printf("# %s: %d black rows\n", path, black);
