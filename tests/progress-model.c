@@ -117,6 +117,44 @@ static void throughput_and_time_left_come_from_the_page_rate(void)
         dmo_progress_free(p);
 }
 
+/* A resume's first time left, with the pages flowing at about 25000 a
+ * second and, with each 2500 pages, 1 MB read from a disk that took
+ * device_ns for it, of an image whose stream is 10 GB on disk; < 0 when no
+ * figure came before the deadline. */
+static double first_resume_eta(uint64_t device_ns)
+{
+        struct dmo_progress *p;
+        struct dmo_progress_snapshot s;
+        if (dmo_progress_new(DMO_MODE_RESUME, &p) < 0)
+                return -1;
+        dmo_progress_set_total(p, 100000);
+        dmo_progress_set_bytes_total(p, 10000000000ull);
+        dmo_progress_set_phase(p, DMO_PHASE_READ);
+        struct dmo_test_deadline d = dmo_test_deadline_in(30000);
+        do {
+                usleep(100 * 1000);
+                dmo_progress_add_bytes(p, 1000000, device_ns);
+                dmo_progress_add_pages(p, 2500);
+                dmo_progress_sample(p, &s);
+        } while (s.eta_s < 0 && !dmo_test_deadline_passed(d));
+        dmo_progress_free(p);
+        return s.eta_s;
+}
+
+/* At resume the bytes left on the disk count at the rate the disk moves
+ * them while it works (rate.h, dmo_rate_time_left): a disk that took a
+ * second for each MB (1 MB/s) says about 10000 s, where the pages alone
+ * would say 4; one that took a millisecond (1 GB/s) says about 10 s, where
+ * the bytes seen per second (about 10 MB/s) would say 1000. */
+static void time_left_at_resume_follows_the_disk_where_it_is_the_bottleneck(void)
+{
+        double slow = first_resume_eta(1000000000ull), fast = first_resume_eta(1000000ull);
+        printf("# first time left: %.0f s with a 1 MB/s disk, %.1f s with a 1 GB/s one\n", slow,
+               fast);
+        CHECK(slow > 5000);
+        CHECK(fast > 0 && fast < 500);
+}
+
 static void message_is_copied_into_the_snapshot(void)
 {
         struct dmo_progress *p;
@@ -200,6 +238,7 @@ DMO_TEST_MAIN(T(fraction_grows_through_the_hibernate_phases),
               T(the_resume_bar_is_full_when_the_restore_starts),
               T(abort_is_refused_once_not_abortable),
               T(throughput_and_time_left_come_from_the_page_rate),
+              T(time_left_at_resume_follows_the_disk_where_it_is_the_bottleneck),
               T(message_is_copied_into_the_snapshot),
               T(page_events_from_many_threads_are_all_counted),
               T(page_events_from_more_threads_than_lanes_are_all_counted),
