@@ -243,8 +243,9 @@ check-vm-entry-points:
 check-vm-layouts:
 	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop \
-	  --scenario lvm --scenario luks-lvm --scenario btrfs-swapfile --scenario late-passphrase \
-	  --scenario luks-lvm-plymouth $(VM_DESKTOP_FLAGS)
+	  --scenario lvm --scenario luks-lvm-kernel --scenario luks-lvm --scenario btrfs-swapfile \
+	  --scenario late-passphrase --scenario late-passphrase-dracut --scenario luks-lvm-plymouth \
+	  $(VM_DESKTOP_FLAGS)
 # check-vm-efi: a UEFI machine (OVMF) whose command line and initramfs name
 # no resume device (issue 34): systemd's HibernateLocation tells the resume
 # where the image is.

@@ -895,12 +895,16 @@ class VM:
         return self
 
     def _read(self):
-        with open(self.logpath, "w") as logf:
+        # The log holds finished lines; the raw bytes beside it keep what
+        # \r redraws (systemd's status spinner) and a prompt still open.
+        with open(self.logpath, "w") as logf, open(self.logpath.with_suffix(".raw"), "wb") as rawf:
             buf = pend = b""
             while True:
                 chunk = self.proc.stdout.read1(65536)
                 if not chunk:
                     break
+                rawf.write(chunk)
+                rawf.flush()
                 t = time.monotonic()
                 parts = re.split(rb"[\r\n]", pend + chunk)
                 pend = parts.pop()
