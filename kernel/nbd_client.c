@@ -252,6 +252,29 @@ int dmo_nbd_connect(const struct dmo_nbd_env *env, const struct dmo_nbd_url *url
         return 0;
 }
 
+int dmo_nbd_connect_wait(const struct dmo_nbd_env *env, const struct dmo_nbd_url *url,
+                         unsigned timeout_ms, unsigned retry_ms, struct dmo_nbd_link **out,
+                         int *status)
+{
+        uint64_t deadline = now_ms() + timeout_ms;
+        struct dmo_nbd_env e = *env;
+        for (;;) {
+                uint64_t now = now_ms();
+                uint64_t left = deadline > now ? deadline - now : 0;
+                if (left < e.run_timeout_ms)
+                        e.run_timeout_ms = left > 0 ? (unsigned)left : 1;
+                int r = dmo_nbd_connect(&e, url, out, status);
+                if (r != -ECONNREFUSED && r != -ETIMEDOUT)
+                        return r;
+                now = now_ms();
+                if (now + retry_ms >= deadline)
+                        return r;
+                struct timespec nap = {(time_t)(retry_ms / 1000),
+                                       (long)(retry_ms % 1000) * 1000000L};
+                nanosleep(&nap, NULL);
+        }
+}
+
 const char *dmo_nbd_link_device(const struct dmo_nbd_link *l)
 {
         return l->device;

@@ -95,6 +95,14 @@ int dmo_nbd_find_free(const struct dmo_nbd_env *env, unsigned *index);
 int dmo_nbd_connect(const struct dmo_nbd_env *env, const struct dmo_nbd_url *url,
                     struct dmo_nbd_link **out, int *status);
 
+/* dmo_nbd_connect, tried again every retry_ms while nbd-client fails
+ * (-ECONNREFUSED: the network or the server is not up yet) or runs past
+ * its deadline, until timeout_ms have passed; each try may take what is
+ * left. The last try's error and status then. Other errors at once. */
+int dmo_nbd_connect_wait(const struct dmo_nbd_env *env, const struct dmo_nbd_url *url,
+                         unsigned timeout_ms, unsigned retry_ms, struct dmo_nbd_link **out,
+                         int *status);
+
 /* "/dev/nbdN" (under env->dev_root). */
 const char *dmo_nbd_link_device(const struct dmo_nbd_link *l);
 

@@ -31,22 +31,25 @@ static void rig_init(struct rig *g, const char *name)
         snprintf(g->swapoff, sizeof(g->swapoff), "%s/swapoff", g->root);
         dmo_test_sh("rm -rf '%s' && mkdir -p '%s/block' '%s' && : > '%s'", g->root, g->sys, g->dev,
                     g->log);
-        dmo_test_sh("cat > '%s' <<'EOF'\n"
-                    "#!/bin/sh\n"
-                    "R='%s'\n"
-                    "echo \"client $*\" >> \"$R/log\"\n"
-                    "if [ \"$1\" = -d ]; then n=${2##*/nbd}; rm -f \"$R/sys/block/nbd$n/pid\";"
-                    " echo 0 > \"$R/sys/block/nbd$n/size\"; exit 0; fi\n"
-                    "[ -e \"$R/fail\" ] && { echo 'Error: Socket failed: Connection refused' >&2;"
-                    " exit 1; }\n"
-                    "[ -e \"$R/hang\" ] && exec sleep 60\n"
-                    "n=${3##*/nbd}\n"
-                    "echo $$ > \"$R/sys/block/nbd$n/pid\"\n"
-                    "[ -e \"$R/nosize\" ] || echo 2097152 > \"$R/sys/block/nbd$n/size\"\n"
-                    "echo \"Connected $3\"\n"
-                    "EOF\n"
-                    "chmod +x '%s'",
-                    g->client, g->root, g->client);
+        dmo_test_sh(
+            "cat > '%s' <<'EOF'\n"
+            "#!/bin/sh\n"
+            "R='%s'\n"
+            "echo \"client $*\" >> \"$R/log\"\n"
+            "if [ \"$1\" = -d ]; then n=${2##*/nbd}; rm -f \"$R/sys/block/nbd$n/pid\";"
+            " echo 0 > \"$R/sys/block/nbd$n/size\"; exit 0; fi\n"
+            "[ -e \"$R/fail\" ] && { echo 'Error: Socket failed: Connection refused' >&2;"
+            " exit 1; }\n"
+            "if [ -e \"$R/fail-times\" ]; then n=$(cat \"$R/fail-times\");"
+            " if [ \"$n\" -gt 0 ]; then echo $((n - 1)) > \"$R/fail-times\"; exit 1; fi; fi\n"
+            "[ -e \"$R/hang\" ] && exec sleep 60\n"
+            "n=${3##*/nbd}\n"
+            "echo $$ > \"$R/sys/block/nbd$n/pid\"\n"
+            "[ -e \"$R/nosize\" ] || echo 2097152 > \"$R/sys/block/nbd$n/size\"\n"
+            "echo \"Connected $3\"\n"
+            "EOF\n"
+            "chmod +x '%s'",
+            g->client, g->root, g->client);
         dmo_test_sh("printf '#!/bin/sh\\necho \"modprobe $*\" >> \"%s\"\\n"
                     "mkdir -p \"%s/block/nbd0\" \"%s/block/nbd1\"\\n' > '%s' && chmod +x '%s'",
                     g->log, g->sys, g->sys, g->modprobe, g->modprobe);
@@ -238,6 +241,45 @@ static void test_a_client_that_hangs_is_killed_at_its_deadline(void)
         CHECK_INT(status, ==, -ETIMEDOUT);
 }
 
+static void test_a_server_not_up_yet_is_waited_for_within_a_bound(void)
+{
+        struct rig g;
+        char log[4096];
+        rig_init(&g, "wait");
+        rig_device(&g, 0, false, 0);
+        g.env.swap = false;
+        dmo_test_sh("echo 2 > '%s/fail-times'", g.root);
+        struct dmo_nbd_url u = url("nbd://s/x");
+        struct dmo_nbd_link *l = NULL;
+        int status;
+        /* The bound is for a server that never comes, not a speed test. */
+        REQUIRE(dmo_nbd_connect_wait(&g.env, &u, 60000, 10, &l, &status) == 0);
+        const char *t = rig_log(&g, log, sizeof(log));
+        int tries = 0;
+        for (const char *p = t; (p = strstr(p, "client s ")); p++)
+                tries++;
+        CHECK_INT(tries, ==, 3);
+        CHECK_INT(dmo_nbd_disconnect(l), ==, 0);
+        dmo_nbd_link_free(l);
+
+        /* Never there: the last error after the bound, nothing connected. */
+        dmo_test_sh("touch '%s/fail'", g.root);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        CHECK_INT(dmo_nbd_connect_wait(&g.env, &u, 150, 10, &l, &status), ==, -ECONNREFUSED);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        CHECK(ms >= 130);
+        CHECK(ms < 30000);
+        CHECK(l == NULL);
+        CHECK_INT(status, ==, 1);
+
+        /* Not a network failure: no second try. */
+        rig_init(&g, "wait-busy");
+        rig_device(&g, 0, true, 0);
+        CHECK_INT(dmo_nbd_connect_wait(&g.env, &u, 60000, 10, &l, &status), ==, -EBUSY);
+}
+
 static void test_the_default_runner_reports_how_a_program_ended(void)
 {
         char *ok[] = {"sh", "-c", "exit 0", NULL};
@@ -255,4 +297,5 @@ DMO_TEST_MAIN(T(test_connects_the_first_free_device_and_enables_swap),
               T(test_the_module_is_loaded_when_there_is_no_device),
               T(test_failures_leave_nothing_connected),
               T(test_a_client_that_hangs_is_killed_at_its_deadline),
+              T(test_a_server_not_up_yet_is_waited_for_within_a_bound),
               T(test_the_default_runner_reports_how_a_program_ended))
