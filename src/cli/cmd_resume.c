@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/network.h"
 #include "cli/efi_location.h"
 #include "cli/display.h"
 #include "cli/keys.h"
@@ -61,7 +62,8 @@ struct resume_cmd {
         char msg[512];  /* why nothing was restored, for the splash and stderr */
         char note[512]; /* an image skipped without a refusal, or the device not found */
         enum dmo_cli_target_source source;
-        const char *kmsg; /* --kmsg */
+        struct dmo_cli_network net; /* nbd://: the export, connected */
+        const char *kmsg;           /* --kmsg */
         struct dmo_resume_result res;
         int result; /* what describe() made of res */
 };
@@ -124,7 +126,8 @@ static int parse(struct resume_cmd *m, int argc, char **argv)
         };
         dmo_cli_keyopts_from_config(&m->k.opts, &m->c.config);
         r = dmo_cli_swap_target_why(&m->c, true, &m->rc.target, m->path, sizeof(m->path),
-                                    &cmdline_noresume, m->note, sizeof(m->note), &m->source);
+                                    &cmdline_noresume, m->note, sizeof(m->note), &m->source,
+                                    &m->net);
         m->rc.noresume = m->noresume || cmdline_noresume;
         return r;
 }
@@ -199,6 +202,9 @@ int dmo_cmd_resume(int argc, char **argv)
                 r = report(&m);
         if (!m.help && (m.msg[0] || m.note[0]))
                 dmo_cli_resume_tell_journal(m.kmsg, m.c.simulated, m.msg, m.note);
+        /* Still here: nothing was restored (a real restore never returns),
+         * the boot goes on without the export. */
+        dmo_cli_network_release(&m.net, true);
         dmo_cli_common_release(&m.c);
         return dmo_cli_exit_status(DMO_CMD_RESUME, r);
 }

@@ -161,7 +161,7 @@ static void say_resume_side(const struct dmo_cli_resume_check *rc, const struct 
                                 "about to be written to %s: the next boot would not find it. "
                                 "Make them the same, run update-initramfs -u, and hibernate "
                                 "again"),
-                              spec, from, t->path);
+                              spec, from, t->network ? t->network : t->path);
                 break;
         case DMO_RESUMABLE_ANOTHER_OFFSET:
                 dmo_cli_error(_("the initramfs would look for the image at page %llu of %s (%s), "
