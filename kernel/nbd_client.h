@@ -86,8 +86,9 @@ int dmo_nbd_find_free(const struct dmo_nbd_env *env, unsigned *index);
 
 /* Finds a free device (loading the module first if there is none),
  * connects it to url's export and checks that it has a size; with
- * env->swap, enables it as swap. *status gets the failing program's exit
- * status (or -1). Errors: -ENODEV (no nbd support), -EBUSY (every device
+ * env->swap, enables it as swap. The link keeps a copy of *env whose
+ * strings it borrows: they must outlive it. *status gets the failing
+ * program's exit status (or -1). Errors: -ENODEV (no nbd support), -EBUSY (every device
  * in use), -ECONNREFUSED (nbd-client failed: no server, no such export,
  * no network), -ETIMEDOUT (a program ran past its deadline), -EIO (nbd-client
  * said yes but the device has no size), -ENOEXEC (swapon failed: the
