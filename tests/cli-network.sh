@@ -154,6 +154,27 @@ check "TLS on the kernel command line: refused (exit 2), naming dormouse.resume=
 	sh -c "test $rc = 2 && grep -q 'dormouse.resume= on the kernel command line: .*TLS (nbds://) is not supported' \"$tmp/err\""
 check "nothing ran for any of them" test ! -s "$R/log"
 
+# What the initramfs holds: an image it could not reach is refused before
+# the freeze, and the export let go.
+state="$tmp/state"
+mkdir -p "$state/initramfs"
+cp "$conf" "$state/initramfs/6.12.0-test.conf"
+record() {
+	printf 'record = 1\nkernel = 6.12.0-test\nbuilder = initramfs-tools\nconfig-sha256 = %s\nresume =\nnbd-client = %s\n' \
+		"$(sha256sum <"$conf" | cut -d ' ' -f 1)" "$1" >"$state/initramfs/6.12.0-test"
+}
+record no
+reboot
+run "$prog" hibernate $common --sim-kernel-release 6.12.0-test --sim-state-dir "$state"
+check "an initramfs without nbd-client: hibernate refuses before the freeze (exit 2)" test "$rc" = 2
+check "it says to install nbd-client and rebuild the initramfs" \
+	grep -q 'the image goes to the network (nbd://server.lab/swap), but the initramfs of kernel 6.12.0-test has no nbd-client to reach it' "$tmp/err"
+check "and lets the export go" test "$(tail -n 1 "$R/log")" = "client -d $R/dev/nbd0"
+record yes
+reboot
+run "$prog" hibernate $common --sim-kernel-release 6.12.0-test --sim-state-dir "$state"
+check "an initramfs with nbd-client and the same export: hibernated (exit 0)" test "$rc" = 0
+
 # The simulated kernel never reaches for the real nbd-client.
 run env -u DORMOUSE_DEBUG_NBD_ROOT "$prog" hibernate $common
 check "no stand-ins: the simulated kernel refuses nbd:// (exit 2)" \

@@ -174,6 +174,13 @@ static void say_resume_side(const struct dmo_cli_resume_check *rc, const struct 
                               from_text(v->place.offset_from, true), page, page, page,
                               default_config);
                 break;
+        case DMO_RESUMABLE_NO_NBD_CLIENT:
+                dmo_cli_error(
+                    _("the image goes to the network (%s), but the initramfs of kernel %s "
+                      "has no nbd-client to reach it: install nbd-client (apt install "
+                      "nbd-client), run update-initramfs -u, and hibernate again"),
+                    t->network, v->release);
+                break;
         case DMO_RESUMABLE_NO_SECRET_KEY:
                 dmo_cli_error(_("the image would be encrypted to a public key, but the initramfs "
                                 "of kernel %s holds no secret key to open it (its copy of "

@@ -136,8 +136,9 @@ static enum dmo_resumable_verdict resume_side(const struct dmo_resumable_params 
         if (t->network || dmo_nbd_url_is(out->place.spec)) {
                 if (!same_export(t->network, out->place.spec))
                         return DMO_RESUMABLE_ANOTHER_DEVICE;
-                return out->place.offset != t->header_page ? DMO_RESUMABLE_ANOTHER_OFFSET
-                                                           : DMO_RESUMABLE_YES;
+                if (out->place.offset != t->header_page)
+                        return DMO_RESUMABLE_ANOTHER_OFFSET;
+                return in->rec.has_nbd_client ? DMO_RESUMABLE_YES : DMO_RESUMABLE_NO_NBD_CLIENT;
         }
         char path[512];
         struct stat st;
