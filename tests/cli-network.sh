@@ -85,6 +85,10 @@ check "it says the server could not be reached and that the image stays there" \
 	grep -q 'cannot connect to the export "swap" of the NBD server server.lab .*stays on the server' "$tmp/err"
 check "it tried again within the bound (resume timeout)" \
 	test "$(grep -c '^client server.lab' "$R/log")" -ge 1
+# The splash names the server while it waits (the text splash's log here).
+"$prog" resume $common --splash text >"$tmp/out" 2>&1
+check "the splash says whom it is connecting to while it waits" \
+	grep -qx '\[  0%\] Connecting to server.lab...' "$tmp/out"
 mv "$export_file.away" "$export_file"
 check "the image is still on the export" sh -c '"$1" info "$2" >/dev/null' sh "$prog" "$export_file"
 

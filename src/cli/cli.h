@@ -229,6 +229,11 @@ int dmo_cli_swap_target_why(const struct dmo_cli_common *c, bool wait, struct dm
                             char *path_buf, size_t path_len, bool *noresume, char *why,
                             size_t why_len, enum dmo_cli_target_source *source,
                             struct dmo_cli_network *net);
+/* A network target read with net->defer (resume: pending, t->path ""):
+ * connects it now and fills in the device. The same returns. */
+int dmo_cli_swap_target_connect(const struct dmo_cli_common *c, struct dmo_swap_target *t,
+                                char *path_buf, size_t path_len, struct dmo_cli_network *net,
+                                char *why, size_t why_len);
 
 /* DORMOUSE_DEBUG_TIMING is set: the engine profiles its data phases and the
  * CLI reports where the time went (the VM benchmarks read it). */

@@ -125,6 +125,8 @@ static int parse(struct resume_cmd *m, int argc, char **argv)
             .profile = dmo_cli_profiling(),
         };
         dmo_cli_keyopts_from_config(&m->k.opts, &m->c.config);
+        /* A network device is connected in run(), under the splash. */
+        m->net.defer = true;
         r = dmo_cli_swap_target_why(&m->c, true, &m->rc.target, m->path, sizeof(m->path),
                                     &cmdline_noresume, m->note, sizeof(m->note), &m->source,
                                     &m->net);
@@ -132,8 +134,29 @@ static int parse(struct resume_cmd *m, int argc, char **argv)
         return r;
 }
 
+/* The export of a network resume device, connected under the splash:
+ * "Connecting to HOST..." while nbd-client waits for the network and the
+ * server, and why not on the screen when they never come (the boot goes
+ * on: no image). */
+static int connect_network(struct resume_cmd *m, struct dmo_cli_resume_ui *ui,
+                           struct dmo_progress *progress)
+{
+        char text[400];
+        snprintf(text, sizeof(text), _("Connecting to %s..."), m->net.server);
+        dmo_progress_set_phase(progress, DMO_PHASE_WAIT);
+        dmo_progress_set_message(progress, text);
+        dmo_cli_resume_ui_show(ui);
+        int r = dmo_cli_swap_target_connect(&m->c, &m->rc.target, m->path, sizeof(m->path), &m->net,
+                                            m->note, sizeof(m->note));
+        dmo_progress_set_message(progress, "");
+        if (r < 0)
+                dmo_splash_session_fail(dmo_cli_resume_ui_splash(ui), m->note);
+        return r;
+}
+
 /* Opens the kernel and runs the engine; the splash comes up when an image
- * is found and shows a refusal before it goes. 0 when the engine ran. */
+ * is found (or a network device is being connected) and shows a refusal
+ * before it goes. 0 when the engine ran. */
 static int run(struct resume_cmd *m)
 {
         struct dmo_snapshot *snap = NULL;
@@ -150,6 +173,11 @@ static int run(struct resume_cmd *m)
         if (r < 0)
                 goto out;
         dmo_cli_splash_init(&ui.cs, &m->c, DMO_MODE_RESUME, progress);
+        if (m->net.pending) {
+                r = connect_network(m, &ui, progress);
+                if (r < 0)
+                        goto out;
+        }
         m->rc.progress = progress;
         dmo_cli_resume_ui_hooks(&ui, &m->rc.hooks);
         struct dmo_cli_keys keys;

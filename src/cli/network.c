@@ -161,13 +161,26 @@ int dmo_cli_network_attach(const struct dmo_cli_common *c, const char *spec, con
                              n->server);
         }
 
-        struct dmo_nbd_env env;
-        dmo_nbd_env_default(&env);
-        if (c->simulated && sim_env(&env, n->stand_ins) < 0)
+        n->parsed = u;
+        dmo_nbd_env_default(&n->env);
+        if (c->simulated && sim_env(&n->env, n->stand_ins) < 0)
                 return say(why, why_len, -EINVAL,
                            _("%s: the simulated kernel reaches an NBD export only through "
                              "stand-ins (DORMOUSE_DEBUG_NBD_ROOT)"),
                            key);
+        if (n->defer) {
+                n->pending = true;
+                return 0;
+        }
+        return dmo_cli_network_connect(c, n, path, path_len, why, why_len);
+}
+
+int dmo_cli_network_connect(const struct dmo_cli_common *c, struct dmo_cli_network *n, char *path,
+                            size_t path_len, char *why, size_t why_len)
+{
+        const struct dmo_nbd_url u = n->parsed;
+        struct dmo_nbd_env env = n->env;
+        n->pending = false;
         env.swap = n->hibernate;
         int status = -1, r;
         if (n->hibernate) {

@@ -31,6 +31,8 @@
 #include <stddef.h>
 
 #include "kernel/cmdline.h"
+#include "kernel/nbd_client.h"
+#include "kernel/nbd_url.h"
 
 struct dmo_cli_common;
 struct dmo_nbd_link;
@@ -41,23 +43,32 @@ struct dmo_cli_network {
         /* in */
         bool hibernate; /* connect for writing an image (swap on, encryption policy) */
         bool plain;     /* hibernate: the image would not be encrypted */
+        /* resume: read the URL now, connect later (dmo_cli_network_connect),
+         * once the splash can show whom it waits for */
+        bool defer;
         /* out */
+        bool pending;                  /* deferred: read, not connected yet */
         struct dmo_nbd_link *link;     /* NULL: the device is not a network one */
         char url[DMO_RESUME_SPEC_MAX]; /* as given */
         char server[300];              /* HOST[:PORT], for people */
         char export_name[256];
         char stand_ins[6][512]; /* --kernel sim: the programs' and roots' paths the link borrows */
+        struct dmo_nbd_url parsed;
+        struct dmo_nbd_env env; /* its strings: static, or stand_ins */
 };
 
 /* spec came from key (a phrase naming it: "--resume-device", "\"resume
  * device\" in /etc/dormouse.conf", "dormouse.resume= on the kernel command
- * line"). Connects and puts /dev/nbdN into path. 0; -EINVAL (a bad URL,
- * refused policy: said); -ENODATA when resuming and the export could not
- * be reached (said: no image, the boot goes on); -EIO when hibernating
- * and it could not be reached (said). */
+ * line"). Connects (unless n->defer: then n->pending) and puts /dev/nbdN
+ * into path. 0; -EINVAL (a bad URL, refused policy: said); -ENODATA when
+ * resuming and the export could not be reached (said: no image, the boot
+ * goes on); -EIO when hibernating and it could not be reached (said). */
 int dmo_cli_network_attach(const struct dmo_cli_common *c, const char *spec, const char *key,
                            struct dmo_cli_network *n, char *path, size_t path_len, char *why,
                            size_t why_len);
+/* The deferred connection of a pending network: as above. */
+int dmo_cli_network_connect(const struct dmo_cli_common *c, struct dmo_cli_network *n, char *path,
+                            size_t path_len, char *why, size_t why_len);
 
 /* Disconnects (when asked: wherever the system goes on) and frees the
  * link. A failed disconnect is said as a note. Safe on a network with no

@@ -169,7 +169,23 @@ static const char *key_of(const struct dmo_cli_common *c, const char *spec,
         return _("RESUME= of initramfs-tools");
 }
 
-/* A network device: connected, then taken as a disk. */
+/* A network device once connected: taken as a disk. */
+static int network_device(const struct dmo_cli_common *c, struct dmo_swap_target *t, char *path_buf,
+                          struct dmo_cli_network *net, struct why *w)
+{
+        struct stat st;
+        if (stat(path_buf, &st) < 0 || !(S_ISBLK(st.st_mode) || c->simulated)) {
+                fail_msg(w, _("%s was connected to %s, but is not a block device"), path_buf,
+                         net->url);
+                dmo_cli_network_release(net, true);
+                return -EINVAL;
+        }
+        t->path = path_buf;
+        t->dev = S_ISBLK(st.st_mode) ? st.st_rdev : 0;
+        return 0;
+}
+
+/* A network device: read, and connected unless net->defer. */
 static int network_target(const struct dmo_cli_common *c, const char *spec, const char *key,
                           int64_t offset, struct dmo_swap_target *t, char *path_buf,
                           size_t path_len, struct dmo_cli_network *net, struct why *w)
@@ -182,18 +198,25 @@ static int network_target(const struct dmo_cli_common *c, const char *spec, cons
         int r = dmo_cli_network_attach(c, spec, key, net, path_buf, path_len, w->buf, w->len);
         if (r < 0)
                 return r;
-        struct stat st;
-        if (stat(path_buf, &st) < 0 || !(S_ISBLK(st.st_mode) || c->simulated)) {
-                fail_msg(w, _("%s was connected to %s, but is not a block device"), path_buf,
-                         net->url);
-                dmo_cli_network_release(net, true);
-                return -EINVAL;
-        }
         t->path = path_buf;
-        t->dev = S_ISBLK(st.st_mode) ? st.st_rdev : 0;
         t->header_page = offset > 0 ? (uint64_t)offset : 0;
         t->network = net->url;
-        return 0;
+        if (net->pending) {
+                path_buf[0] = '\0';
+                return 0;
+        }
+        return network_device(c, t, path_buf, net, w);
+}
+
+int dmo_cli_swap_target_connect(const struct dmo_cli_common *c, struct dmo_swap_target *t,
+                                char *path_buf, size_t path_len, struct dmo_cli_network *net,
+                                char *why_buf, size_t why_len)
+{
+        struct why w = {why_buf, why_len};
+        int r = dmo_cli_network_connect(c, net, path_buf, path_len, why_buf, why_len);
+        if (r < 0)
+                return r;
+        return network_device(c, t, path_buf, net, &w);
 }
 
 int dmo_cli_swap_target_why(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
