@@ -258,21 +258,29 @@ int dmo_nbd_connect_wait(const struct dmo_nbd_env *env, const struct dmo_nbd_url
 {
         uint64_t deadline = now_ms() + timeout_ms;
         struct dmo_nbd_env e = *env;
+        int last = 0, last_status = -1;
         for (;;) {
                 uint64_t now = now_ms();
-                uint64_t left = deadline > now ? deadline - now : 0;
-                if (left < e.run_timeout_ms)
-                        e.run_timeout_ms = left > 0 ? (unsigned)left : 1;
+                uint64_t left = deadline > now ? deadline - now : 1;
+                e.run_timeout_ms =
+                    left < env->run_timeout_ms ? (unsigned)left : env->run_timeout_ms;
                 int r = dmo_nbd_connect(&e, url, out, status);
                 if (r != -ECONNREFUSED && r != -ETIMEDOUT)
                         return r;
-                now = now_ms();
-                if (now + retry_ms >= deadline)
-                        return r;
+                /* A try the bound cut short says less than an earlier answer. */
+                bool cut = r == -ETIMEDOUT && e.run_timeout_ms < env->run_timeout_ms;
+                if (!cut || !last) {
+                        last = r;
+                        last_status = *status;
+                }
+                if (now_ms() + retry_ms >= deadline)
+                        break;
                 struct timespec nap = {(time_t)(retry_ms / 1000),
                                        (long)(retry_ms % 1000) * 1000000L};
                 nanosleep(&nap, NULL);
         }
+        *status = last_status;
+        return last;
 }
 
 const char *dmo_nbd_link_device(const struct dmo_nbd_link *l)

@@ -99,7 +99,9 @@ int dmo_nbd_connect(const struct dmo_nbd_env *env, const struct dmo_nbd_url *url
 /* dmo_nbd_connect, tried again every retry_ms while nbd-client fails
  * (-ECONNREFUSED: the network or the server is not up yet) or runs past
  * its deadline, until timeout_ms have passed; each try may take what is
- * left. The last try's error and status then. Other errors at once. */
+ * left. The last try's error and status then, unless the bound cut that
+ * try short (-ETIMEDOUT with less than its own deadline): an earlier try's
+ * answer says more. Other errors at once. */
 int dmo_nbd_connect_wait(const struct dmo_nbd_env *env, const struct dmo_nbd_url *url,
                          unsigned timeout_ms, unsigned retry_ms, struct dmo_nbd_link **out,
                          int *status);

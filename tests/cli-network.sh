@@ -28,6 +28,13 @@ echo "client \$*" >>"$R/log"
 if [ "\$1" = -d ]; then
 	n=\${2##*/nbd}; rm -f "\$2" "$R/sys/block/nbd\$n/pid"; echo 0 >"$R/sys/block/nbd\$n/size"; exit 0
 fi
+# await: the server answers once the text splash has named it (a bound, not a pause)
+if [ -e "$R/await" ]; then
+	i=0
+	while ! grep -q 'Connecting to server.lab' "\$(cat "$R/await")" && [ \$i -lt 300 ]; do
+		sleep 0.1; i=\$((i + 1))
+	done
+fi
 n=\${3##*/nbd}; export=""
 [ "\$4" = -N ] && export=\$5
 [ "\$1" = server.lab ] && [ -f "$tmp/exports/\$export" ] || {
@@ -46,7 +53,7 @@ export_file="$tmp/exports/swap"
 truncate -s 16M "$export_file" && chmod 600 "$export_file" && "$mkswap" "$export_file" >/dev/null 2>&1
 printf 'BOOT_IMAGE=/vmlinuz root=/dev/vda2 ro quiet ip=dhcp\n' >"$tmp/cmdline"
 conf="$tmp/dormouse.conf"
-printf 'resume device = nbd://server.lab/swap\nresume timeout = 300\n' >"$conf"
+printf 'resume device = nbd://server.lab/swap\nresume timeout = 2000\n' >"$conf"
 common="--kernel sim --sim-size 4M --splash none --config $conf --cmdline $tmp/cmdline"
 : >"$R/log"
 # A new boot: the stand-in kernel forgets its connections.
@@ -85,16 +92,12 @@ check "it says the server could not be reached and that the image stays there" \
 	grep -q 'cannot connect to the export "swap" of the NBD server server.lab .*stays on the server' "$tmp/err"
 check "it tried again within the bound (resume timeout)" \
 	test "$(grep -c '^client server.lab' "$R/log")" -ge 1
-# The splash names the server while it waits (the text splash's log here).
-"$prog" resume $common --splash text >"$tmp/out" 2>&1
-check "the splash says whom it is connecting to while it waits" \
-	grep -qx '\[  0%\] Connecting to server.lab...' "$tmp/out"
 mv "$export_file.away" "$export_file"
 check "the image is still on the export" sh -c '"$1" info "$2" >/dev/null' sh "$prog" "$export_file"
 
 # The next boot: dormouse.resume= on the kernel command line names it.
 reboot
-printf 'resume timeout = 300\n' >"$tmp/boot.conf"
+printf 'resume timeout = 30000\n' >"$tmp/boot.conf"
 printf 'root=/dev/vda2 ip=dhcp resume=/dev/vda3 dormouse.resume=nbd://server.lab/swap\n' >"$tmp/boot.cmdline"
 run "$prog" resume --kernel sim --sim-size 4M --splash none --config "$tmp/boot.conf" \
 	--cmdline "$tmp/boot.cmdline"
@@ -106,9 +109,22 @@ client -d $R/dev/nbd0"
 rc=$?
 check "the image is gone from the export after the restore" test "$rc" = 1
 
+# The splash names the server while it waits: the stand-in server answers
+# only once the text splash has said so. The export then holds no image.
+reboot
+printf 'resume device = nbd://server.lab/swap\nresume timeout = 60000\n' >"$tmp/wait.conf"
+echo "$tmp/out" >"$R/await"
+"$prog" resume --kernel sim --sim-size 4M --splash text --config "$tmp/wait.conf" \
+	--cmdline "$tmp/cmdline" >"$tmp/out" 2>&1
+rc=$?
+rm -f "$R/await"
+check "the splash says whom it is connecting to while it waits" \
+	grep -qx '\[  0%\] Connecting to server.lab...' "$tmp/out"
+check "then the export is reached, with no image on it (exit 1)" test "$rc" = 1
+
 # Encrypted, nothing more to say: no network plain needed.
 reboot
-printf 'resume device = nbd://server.lab/swap\nresume timeout = 300\n' >"$tmp/enc.conf"
+printf 'resume device = nbd://server.lab/swap\nresume timeout = 30000\n' >"$tmp/enc.conf"
 printf 'correct horse battery staple\n' >"$tmp/key" && chmod 600 "$tmp/key"
 enc="--kernel sim --sim-size 4M --splash none --config $tmp/enc.conf --cmdline $tmp/cmdline"
 run "$prog" hibernate $enc --encrypt passphrase --key-file "$tmp/key"
