@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,15 +54,21 @@ static uint64_t now_ms(void)
 int dmo_nbd_run_program(void *ctx, char *const argv[], unsigned timeout_ms)
 {
         (void)ctx;
+        /* posix_spawn, not fork: the resume's splash thread may be running
+         * (only async-signal-safe calls are allowed between fork and exec
+         * in a threaded process), and exec's failure comes back as such. */
+        posix_spawn_file_actions_t fa;
+        int r = posix_spawn_file_actions_init(&fa);
+        if (r != 0)
+                return -r;
+        r = posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+        pid_t pid;
         fflush(NULL);
-        pid_t pid = fork();
-        if (pid < 0)
-                return -errno;
-        if (pid == 0) {
-                dup2(STDERR_FILENO, STDOUT_FILENO);
-                execvp(argv[0], argv);
-                _exit(127);
-        }
+        if (r == 0)
+                r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        if (r != 0)
+                return -r;
         uint64_t deadline = now_ms() + timeout_ms;
         int status;
         for (;;) {
@@ -235,7 +242,8 @@ int dmo_nbd_connect(const struct dmo_nbd_env *env, const struct dmo_nbd_url *url
         if (s != 0) {
                 *status = s;
                 free(l);
-                return s == -ETIMEDOUT ? -ETIMEDOUT : -ECONNREFUSED;
+                /* Not started at all (-ENOENT: not installed) says so. */
+                return s < 0 ? s : -ECONNREFUSED;
         }
         l->connected = true;
         uint64_t size = 0;

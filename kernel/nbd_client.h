@@ -57,10 +57,10 @@ struct dmo_nbd_link;
 /* Runs argv (argv[0] a path, or a name looked up in PATH) and waits at
  * most timeout_ms for it. Returns its exit status (0 to 255), 128 + signal
  * when killed by one, -ETIMEDOUT after killing it at the deadline, or a
- * negative errno when it could not be started. */
+ * negative errno when it could not be started (-ENOENT: no such program). */
 typedef int (*dmo_nbd_run_fn)(void *ctx, char *const argv[], unsigned timeout_ms);
 
-/* The default runner: fork, the child's stdout onto stderr, exec. */
+/* The default runner: posix_spawnp, the child's stdout onto stderr. */
 int dmo_nbd_run_program(void *ctx, char *const argv[], unsigned timeout_ms);
 
 struct dmo_nbd_env {
@@ -88,11 +88,13 @@ int dmo_nbd_find_free(const struct dmo_nbd_env *env, unsigned *index);
  * connects it to url's export and checks that it has a size; with
  * env->swap, enables it as swap. The link keeps a copy of *env whose
  * strings it borrows: they must outlive it. *status gets the failing
- * program's exit status (or -1). Errors: -ENODEV (no nbd support), -EBUSY (every device
- * in use), -ECONNREFUSED (nbd-client failed: no server, no such export,
- * no network), -ETIMEDOUT (a program ran past its deadline), -EIO (nbd-client
- * said yes but the device has no size), -ENOEXEC (swapon failed: the
- * export holds no swap area); on every error nothing stays connected. */
+ * program's exit status (or -1). Errors: -ENODEV (no nbd support),
+ * -EBUSY (every device in use), -ECONNREFUSED (nbd-client failed: no
+ * server, no such export, no network), -ETIMEDOUT (a program ran past its
+ * deadline), the runner's errno when nbd-client could not be started
+ * (-ENOENT: not installed), -EIO (nbd-client said yes but the device has
+ * no size), -ENOEXEC (swapon failed: the export holds no swap area); on
+ * every error nothing stays connected. */
 int dmo_nbd_connect(const struct dmo_nbd_env *env, const struct dmo_nbd_url *url,
                     struct dmo_nbd_link **out, int *status);
 

@@ -195,6 +195,14 @@ reboot
 run "$prog" hibernate $common --sim-kernel-release 6.12.0-test --sim-state-dir "$state"
 check "an initramfs with nbd-client and the same export: hibernated (exit 0)" test "$rc" = 0
 
+# nbd-client not installed: said, with the way out.
+reboot
+mv "$R/nbd-client" "$R/nbd-client.away"
+run "$prog" hibernate $common
+check "no nbd-client: nothing hibernated (exit 6), and it says to install it" \
+	sh -c "test $rc = 6 && grep -q 'nbd-client is not installed (apt install nbd-client' \"$tmp/err\""
+mv "$R/nbd-client.away" "$R/nbd-client"
+
 # The simulated kernel never reaches for the real nbd-client.
 run env -u DORMOUSE_DEBUG_NBD_ROOT "$prog" hibernate $common
 check "no stand-ins: the simulated kernel refuses nbd:// (exit 2)" \

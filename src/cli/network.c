@@ -99,6 +99,11 @@ static int connect_failed(const struct dmo_nbd_url *u, struct dmo_cli_network *n
                            _("cannot reach %s: every /dev/nbd device is in use; disconnect one "
                              "(nbd-client -d /dev/nbdN) or load nbd with more (nbds_max=); %s"),
                            n->url, after);
+        case -ENOENT:
+                return say(why, why_len, ret,
+                           _("cannot reach %s: nbd-client is not installed (apt install "
+                             "nbd-client; for the initramfs, then update-initramfs -u); %s"),
+                           n->url, after);
         case -ETIMEDOUT:
                 return say(why, why_len, ret,
                            _("no answer from the NBD server %s in time (export \"%s\"): check the "
