@@ -596,12 +596,13 @@ sed -e "s|@bindir[@]|$host/bin|g" -e "s|@sysconfdir[@]|$host/etc|g" \
 	-e "s|@pkgdatadir[@]|$host/share/dormouse|g" -e "s|@localedir[@]|$host/share/locale|g" \
 	-e "s|@pkglibdir[@]|$host/lib/dormouse|g" -e "s|@localstatedir[@]|$host/var|g" \
 	"$srcdir/data/dracut/90dormouse/module-setup.sh.in" >"$host/module-setup.sh"
-dracut_setup() # dracut_setup FUNCTION: runs it, the calls go to $host/log
+dracut_setup() # dracut_setup FUNCTION: runs it, the calls go to $host/log, its output to $host/out
 {
 	rm -f "$host/log"
 	mkdir -p "$host/initdir"
 	env LOG="$host/log" DORMOUSE_SYSFS="$host/sys" initdir="$host/initdir" moddir=/moddir \
-		kernel="${kernel:-}" DORMOUSE_STATE_DIR="${DORMOUSE_STATE_DIR:-$host/nostate}" bash -c '
+		kernel="${kernel:-}" DORMOUSE_STATE_DIR="${DORMOUSE_STATE_DIR:-$host/nostate}" \
+		DORMOUSE_CMDLINE="$host/cmdline" DORMOUSE_NBD_ROOT="${DORMOUSE_NBD_ROOT:-}" bash -c '
 		instmods() { echo "instmods hostonly=${hostonly-unset} $*" >>"$LOG"; }
 		inst_simple() { echo "inst_simple $*" >>"$LOG"; }
 		inst_binary() { echo "inst_binary $*" >>"$LOG"; }
@@ -609,7 +610,7 @@ dracut_setup() # dracut_setup FUNCTION: runs it, the calls go to $host/log
 		inst_hook() { echo "inst_hook $*" >>"$LOG"; }
 		dwarn() { echo "dwarn $*" >>"$LOG"; }
 		hostonly=yes
-		. "$1"; "$2"' bash "$host/module-setup.sh" "$1" 2>"$host/err"
+		. "$1"; "$2"' bash "$host/module-setup.sh" "$1" >"$host/out" 2>"$host/err"
 }
 printf 'theme = nocturne\n' >"$host/etc/dormouse.conf"
 dracut_setup installkernel
@@ -649,6 +650,32 @@ check "dracut: theme = plymouth:NAME copies the .plymouth file and its ImageDir'
 printf 'splash = text\n' >"$host/etc/dormouse.conf"
 dracut_setup installkernel
 check "dracut: splash = text adds no DRM driver" test ! -s "$host/log"
+
+# A resume device on the network: the network module, nbd and nbd-client.
+printf 'splash = text\nresume device = nbd://server.lab/swap\n' >"$host/etc/dormouse.conf"
+dracut_setup depends
+check "dracut: nbd:// in dormouse.conf: depends on the network module" grep -qx network "$host/out"
+dracut_setup installkernel
+check "dracut: nbd:// adds the nbd module, also when hostonly" grep -qx "instmods hostonly= nbd" "$host/log"
+rm -rf "$host/state"
+kernel=6.12.0-test DORMOUSE_STATE_DIR="$host/state" DORMOUSE_NBD_ROOT="$nbd_root" dracut_setup install
+check "dracut: nbd:// installs nbd-client at /sbin" \
+	grep -qx "inst_binary $nbd_root/usr/sbin/nbd-client /sbin/nbd-client" "$host/log"
+check "dracut: and records it" test "$(record_value nbd-client)" = yes
+kernel=6.12.0-test DORMOUSE_STATE_DIR="$host/state" DORMOUSE_NBD_ROOT="$host/nonexistent" dracut_setup install
+check "dracut: nbd:// without nbd-client: warns with the way out, records none" \
+	sh -c 'grep -q "^dwarn dormouse: the resume device is on the network (nbd://), but nbd-client is not installed" "$1/log" &&
+		test "$(sed -n "s/^nbd-client = //p" "$2/6.12.0-test")" = no' sh "$host" "$state"
+printf 'splash = text\n' >"$host/etc/dormouse.conf"
+printf 'root=/dev/vda1 ip=dhcp rd.neednet=1 dormouse.resume=nbd://10.0.2.100/swap\n' >"$host/cmdline"
+dracut_setup installkernel
+check "dracut: dormouse.resume=nbd:// on the kernel command line: the nbd module too" \
+	grep -qx "instmods hostonly= nbd" "$host/log"
+rm -f "$host/cmdline"
+dracut_setup installkernel
+check "dracut: a local resume device: no nbd module" sh -c '! grep -qs nbd "$1"' sh "$host/log"
+dracut_setup depends
+check "dracut: a local resume device: no network module" sh -c '! grep -qx network "$1"' sh "$host/out"
 
 rm -f "$host/bin/dormouse"
 hook most
