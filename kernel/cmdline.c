@@ -38,12 +38,14 @@ static int parse_dec(const char *s, uint64_t max, uint64_t *out)
 static int apply(struct dmo_cmdline *out, const char *param, const char *val)
 {
         uint64_t v;
-        if (strcmp(param, "resume") == 0) {
-                if (!val)
+        bool ours = strcmp(param, "dormouse.resume") == 0;
+        if (ours || strcmp(param, "resume") == 0) {
+                if (!val || (!ours && out->resume_is_ours))
                         return 0;
                 if (strlen(val) >= sizeof(out->resume))
                         return fail(out, param);
                 strcpy(out->resume, val);
+                out->resume_is_ours = ours;
         } else if (strcmp(param, "resume_offset") == 0) {
                 if (parse_dec(val, UINT64_MAX, &v) < 0)
                         return fail(out, param);

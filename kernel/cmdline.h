@@ -5,7 +5,10 @@
  * double quotes group (`resume="/dev/disk/by-label/my swap"` or
  * `"resume=..."`; quotes are removed, an unterminated one runs to the end
  * of the line), "--" ends the kernel's part, and the last occurrence of a
- * parameter wins.
+ * parameter wins. dormouse.resume= is resume= for dormouse alone, and wins
+ * over resume= wherever either stands: it carries what the kernel and
+ * initramfs-tools cannot read (a network device, nbd://HOST[:PORT]/EXPORT,
+ * kernel/nbd_url.h), and a resume= beside it stays theirs.
  *
  * Contract: pure string work except the resolver (reads dev_root and
  * sys_root, given by the caller so tests use a fake tree) and the waiter
@@ -23,6 +26,7 @@
 
 struct dmo_cmdline {
         char resume[DMO_RESUME_SPEC_MAX]; /* "" when absent */
+        bool resume_is_ours;              /* it came from dormouse.resume= */
         bool has_resume_offset;
         uint64_t resume_offset;
         bool noresume;    /* noresume or hibernate=noresume */

@@ -82,6 +82,12 @@ static int apply(struct dmo_initramfs_record *r, const char *key, const char *v,
                 r->reads_efi_location = strcmp(v, "yes") == 0;
                 return 0;
         }
+        if (strcmp(key, "nbd-client") == 0) {
+                if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+                        return -EINVAL;
+                r->has_nbd_client = strcmp(v, "yes") == 0;
+                return 0;
+        }
         return 0; /* a later version's key */
 }
 

@@ -21,6 +21,9 @@
  *                                   machine booted through EFI); absent in
  *                                   the records of a dormouse that did not
  *                                   read it, and taken as no
+ *   nbd-client = yes|no             whether it holds nbd-client, which a
+ *                                   resume device on the network (nbd://)
+ *                                   needs; absent (an older hook): no
  * Unknown keys are skipped (a later version may add some).
  *
  * Contract: parsing is pure and bounds-checked (a record is read as root
@@ -51,6 +54,7 @@ struct dmo_initramfs_record {
         uint8_t secret_key_sha256[DMO_SHA256_LEN];
         char resume[DMO_RESUME_SPEC_MAX]; /* "" when none */
         bool reads_efi_location;          /* reads-hibernate-location = yes */
+        bool has_nbd_client;              /* nbd-client = yes */
         unsigned bad_line; /* on -EINVAL: the line at fault (0: a required key is missing) */
 };
 

@@ -15,7 +15,9 @@ kernel_libdmo_kernel_a_SOURCES = kernel/snapshot.h \
 	kernel/suspend.c kernel/suspend.h \
 	kernel/efivar.c kernel/efivar.h \
 	kernel/kmsg.c kernel/kmsg.h \
-	kernel/initramfs_record.c kernel/initramfs_record.h
+	kernel/initramfs_record.c kernel/initramfs_record.h \
+	kernel/nbd_url.c kernel/nbd_url.h \
+	kernel/nbd_client.c kernel/nbd_client.h
 
 DMO_KERNEL_TEST_LDADD = tests/libdmotest.a kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
 
@@ -70,3 +72,13 @@ check_PROGRAMS += tests/kernel-btrfs-map.test
 TESTS += tests/kernel-btrfs-map.test
 tests_kernel_btrfs_map_test_SOURCES = tests/kernel-btrfs-map.c
 tests_kernel_btrfs_map_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
+
+check_PROGRAMS += tests/kernel-nbd-url.test
+TESTS += tests/kernel-nbd-url.test
+tests_kernel_nbd_url_test_SOURCES = tests/kernel-nbd-url.c
+tests_kernel_nbd_url_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
+
+check_PROGRAMS += tests/kernel-nbd-client.test
+TESTS += tests/kernel-nbd-client.test
+tests_kernel_nbd_client_test_SOURCES = tests/kernel-nbd-client.c
+tests_kernel_nbd_client_test_LDADD = $(DMO_KERNEL_TEST_LDADD)

@@ -35,6 +35,10 @@ struct dmo_swap_target {
         const char *path;     /* the block device (or, simulated, the file) */
         dev_t dev;            /* its device number; 0 for a plain file (simulated only) */
         uint64_t header_page; /* swap header offset in pages (resume_offset); 0 on a partition */
+        /* A network device: the nbd:// URL path is connected to (cli/network.h);
+         * NULL for a local one. Only the checks of what the initramfs will
+         * read look at it: the image code cannot tell the two apart. */
+        const char *network;
 };
 
 /* What the running kernel is; recorded in the image, compared at resume. */

@@ -224,6 +224,26 @@ static void missing_file_is_enoent(void)
         CHECK_INT(dmo_config_load(&cfg, "/", NULL), ==, -EISDIR);
 }
 
+/* A network resume device is a string like any other here (cli/network.c
+ * reads the URL); "network plain" is a yes/no, off by default. */
+static void network_keys_are_understood(void)
+{
+        struct dmo_config cfg;
+        struct dmo_config_notes notes;
+        parse(&cfg, &notes, "resume device = nbd://server.lab:10810/swap-pc12\n");
+        CHECK(strcmp(cfg.resume_device, "nbd://server.lab:10810/swap-pc12") == 0);
+        CHECK(!cfg.network_plain);
+        CHECK_INT(notes.count, ==, 0);
+        parse(&cfg, &notes, "Network_Plain = yes\n");
+        CHECK(cfg.network_plain);
+        parse(&cfg, &notes, "network plain = yes\nnetwork-plain = no\n");
+        CHECK(!cfg.network_plain);
+        parse(&cfg, &notes, "network plain = sometimes\n");
+        CHECK(!cfg.network_plain);
+        REQUIRE(notes.count == 1);
+        CHECK_INT(notes.note[0].kind, ==, DMO_NOTE_BAD_VALUE);
+}
+
 DMO_TEST_MAIN(T(suspend_utils_keys_are_understood), T(key_spellings_are_equivalent),
               T(ignored_and_unknown_keys_are_reported_with_line_numbers),
               T(bad_values_keep_defaults), T(theme_takes_plymouth_settings_but_no_other_path),
@@ -231,4 +251,5 @@ DMO_TEST_MAIN(T(suspend_utils_keys_are_understood), T(key_spellings_are_equivale
               T(embedded_nul_and_overlong_values_are_refused),
               T(many_problems_do_not_overflow_the_notes), T(numbers_use_the_one_parser),
               T(shutdown_names_and_aliases), T(key_aliases_and_ignored_keys),
-              T(encryption_keys_are_understood), T(missing_file_is_enoent))
+              T(encryption_keys_are_understood), T(missing_file_is_enoent),
+              T(network_keys_are_understood))

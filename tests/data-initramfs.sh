@@ -41,7 +41,10 @@ for cmd in reboot poweroff halt; do
 done
 cat >"$root/scripts/functions" <<'SH'
 log_warning_msg() { echo "W: $*" >>/tmp/log; }
+log_begin_msg() { echo "B: $*" >>/tmp/log; }
+log_end_msg() { :; }
 panic() { echo "PANIC: $*" >>/tmp/log; exit 1; }
+configure_networking() { echo "configure_networking IP=${IP:-}" >>/tmp/log; : >/tmp/net-up; }
 SH
 cat >"$root/lib/dracut-lib.sh" <<'SH'
 warn() { echo "W: $*" >>/tmp/log; }
@@ -54,6 +57,7 @@ cat >"$root/dormouse.fake" <<'SH'
 	echo "args:$*"
 	echo "LANG=${LANG:-} LANGUAGE=${LANGUAGE:-}"
 	echo "THEMES=${DORMOUSE_THEMES_DIR:-} FONTS=${DORMOUSE_FONTS_DIR:-}"
+	if [ -e /tmp/net-up ]; then echo "network=up"; else echo "network=down"; fi
 } >/tmp/calls
 exit "$(cat /tmp/rc)"
 SH
@@ -74,7 +78,7 @@ run()
 {
 	rc=$1 cmdline=$2
 	shift 2
-	rm -f "$root/tmp/calls" "$root/tmp/log" "$root/tmp/plymouth"
+	rm -f "$root/tmp/calls" "$root/tmp/log" "$root/tmp/plymouth" "$root/tmp/net-up"
 	echo "$rc" >"$root/tmp/rc"
 	echo "$cmdline" >"$root/proc/cmdline"
 	cp "$root/dormouse.fake" "$root/bin/dormouse"
@@ -146,6 +150,38 @@ run 1 "root=/dev/vda1" resume=UUID=0a1b2c3d
 check "premount: \"resume device\" in dormouse.conf wins over conf.d/resume" \
 	test "$(calls | sed -n 's/^args://p')" = "resume"
 rm -f "$root/etc/dormouse.conf"
+# A resume device on the network: the network comes up first (initramfs-
+# tools' configure_networking), and dormouse resume reads the device itself.
+printf '#!/bin/sh\nexit 0\n' >"$root/bin/nbd-client"
+chmod +x "$root/bin/nbd-client"
+run 1 "root=/dev/vda1 ip=dhcp dormouse.resume=nbd://server.lab/swap" resume=UUID=0a1b2c3d IP=dhcp
+ran=$?
+check "premount: nbd:// on the command line: the network is brought up before dormouse runs" \
+	sh -c 'grep -qx "network=up" "$1/tmp/calls" && grep -qx "configure_networking IP=dhcp" "$1/tmp/log"' sh "$root"
+check "premount: it says whom the network is for" logged "^B: dormouse: bringing the network up to reach server.lab$"
+check "premount: dormouse.resume= wins over conf.d/resume's RESUME (nothing passed)" \
+	test "$(calls | sed -n 's/^args://p')" = "resume"
+check "premount: no image on the server lets the boot go on" test "$ran" = 0
+printf '# lab\n RESUME-device : "nbd://[2001:db8::7]:2000/swap-pc12"   # the server\n' >"$root/etc/dormouse.conf"
+run 1 "root=/dev/vda1 ip=::::pc12:eth0:dhcp"
+check "premount: nbd:// in dormouse.conf (any spelling of the key, quoted, a comment): the network first" \
+	sh -c 'grep -qx "network=up" "$1/tmp/calls"' sh "$root"
+check "premount: the server named with its port" logged "reach \\[2001:db8::7\\]:2000$"
+echo "resume device = /dev/vdc" >"$root/etc/dormouse.conf"
+run 1 "root=/dev/vda1 dormouse.resume=nbd://server.lab/swap"
+check "premount: dormouse.conf's local device wins: no network" \
+	sh -c 'grep -qx "network=down" "$1/tmp/calls" && ! grep -q configure_networking "$1/tmp/log" 2>/dev/null' sh "$root"
+rm -f "$root/etc/dormouse.conf"
+run 1 "root=/dev/vda1 resume=/dev/vdb"
+check "premount: a local resume device brings no network up" \
+	sh -c 'grep -qx "network=down" "$1/tmp/calls" && ! grep -q configure_networking "$1/tmp/log" 2>/dev/null' sh "$root"
+rm -f "$root/bin/nbd-client"
+run 1 "root=/dev/vda1 dormouse.resume=nbd://server.lab/swap"
+check "premount: no nbd-client in the initramfs: said, with the way out" \
+	logged "this initramfs has no nbd-client; install nbd-client and run update-initramfs -u"
+check "premount: and dormouse still runs (it says the server cannot be reached; the boot goes on)" \
+	sh -c 'grep -qx "network=down" "$1/tmp/calls"' sh "$root"
+
 # The hook records where it put the configuration (the path the binary
 # reads, $sysconfdir/dormouse.conf); the script looks there.
 cp "$root/conf/conf.d/dormouse" "$tmp/conf.d.saved"
@@ -341,6 +377,7 @@ cat >"$host/hook-functions" <<'SH'
 copy_exec() { echo "copy_exec $*" >>"$LOG"; }
 copy_file() { echo "copy_file $*" >>"$LOG"; }
 manual_add_modules() { echo "manual_add_modules $*" >>"$LOG"; }
+auto_add_modules() { echo "auto_add_modules $*" >>"$LOG"; }
 copy_modules_dir() { echo "copy_modules_dir $*" >>"$LOG"; }
 SH
 sed -e "s|@bindir[@]|$host/bin|g" -e "s|@sysconfdir[@]|$host/etc|g" \
@@ -353,7 +390,7 @@ hook()
 	rm -rf "$host/log" "$host/dest"
 	mkdir -p "$host/dest"
 	env LOG="$host/log" DESTDIR="$host/dest" MODULES="${1:-most}" DORMOUSE_SYSFS="$host/sys" \
-		sh "$host/hook" 2>"$host/err"
+		DORMOUSE_CMDLINE="$host/cmdline" sh "$host/hook" 2>"$host/err"
 }
 has() { grep -q -- "$1" "$host/log"; }
 
@@ -475,8 +512,8 @@ record_hook() # record_hook [VAR=VALUE...]: the hook building for 6.12.0-test
 	rm -rf "$host/state"
 	env version=6.12.0-test DORMOUSE_STATE_DIR="$host/state" "$@" sh -c '
 		rm -rf "$0/log" "$0/dest" && mkdir -p "$0/dest" &&
-		env LOG="$0/log" DESTDIR="$0/dest" MODULES=most DORMOUSE_SYSFS="$0/sys" sh "$0/hook"' \
-		"$host" 2>"$host/err"
+		env LOG="$0/log" DESTDIR="$0/dest" MODULES=most DORMOUSE_SYSFS="$0/sys" \
+		DORMOUSE_CMDLINE="$0/cmdline" sh "$0/hook"' "$host" 2>"$host/err"
 }
 record_value() { sed -n "s/^$1 = //p" "$state/6.12.0-test"; }
 printf 'resume device = /dev/vda2\nresume offset = 0\n' >"$host/etc/dormouse.conf"
@@ -525,17 +562,47 @@ env version=6.12.0-test DORMOUSE_STATE_DIR="$host/state" sh -c '
 check "hook: a record it cannot write does not fail the initramfs" test $? = 0
 check "hook: and it says so, naming the way out" grep -q "no-initramfs-check" "$host/err"
 
+# A resume device on the network: nbd-client (read under DORMOUSE_NBD_ROOT,
+# put at /sbin/nbd-client), the nbd module, the network drivers; recorded.
+nbd_root=$host/nbdroot
+mkdir -p "$nbd_root/usr/sbin"
+printf '#!/bin/sh\n' >"$nbd_root/usr/sbin/nbd-client" && chmod +x "$nbd_root/usr/sbin/nbd-client"
+printf 'resume device = "nbd://server.lab/swap"\n' >"$host/etc/dormouse.conf"
+record_hook DORMOUSE_NBD_ROOT="$nbd_root"
+check "hook: nbd:// in dormouse.conf: copies nbd-client to /sbin" \
+	has "^copy_exec $nbd_root/usr/sbin/nbd-client /sbin/nbd-client$"
+check "hook: and the nbd module and the network drivers" \
+	sh -c 'grep -qx "manual_add_modules nbd" "$1" && grep -qx "auto_add_modules net" "$1"' sh "$host/log"
+check "hook: records that the initramfs has nbd-client" test "$(record_value nbd-client)" = yes
+printf 'theme = nocturne\n' >"$host/etc/dormouse.conf"
+printf 'BOOT_IMAGE=/vmlinuz root=/dev/nfs ip=dhcp dormouse.resume=nbd://10.0.2.100/swap\n' >"$host/cmdline"
+record_hook DORMOUSE_NBD_ROOT="$nbd_root"
+check "hook: dormouse.resume=nbd:// on the kernel command line: nbd-client too" \
+	sh -c 'grep -q "^copy_exec .*nbd-client /sbin/nbd-client$" "$1" && grep -qx "manual_add_modules nbd" "$1"' sh "$host/log"
+rm -f "$host/cmdline"
+record_hook DORMOUSE_NBD_ROOT="$nbd_root"
+check "hook: a local resume device: no nbd-client, no nbd module" \
+	sh -c '! grep -q -e nbd -e "auto_add_modules net" "$1"' sh "$host/log"
+check "hook: records that the initramfs has no nbd-client" test "$(record_value nbd-client)" = no
+printf 'resume device = nbd://server.lab/swap\n' >"$host/etc/dormouse.conf"
+record_hook DORMOUSE_NBD_ROOT="$host/nonexistent"
+check "hook: nbd:// without nbd-client installed: warns, with the way out" \
+	grep -q "nbd-client is not installed: this initramfs cannot resume from it (apt install nbd-client" "$host/err"
+check "hook: and records it has none" test "$(record_value nbd-client)" = no
+printf 'theme = nocturne\n' >"$host/etc/dormouse.conf"
+
 # --- the dracut module's module-setup.sh against stand-ins for dracut ------
 sed -e "s|@bindir[@]|$host/bin|g" -e "s|@sysconfdir[@]|$host/etc|g" \
 	-e "s|@pkgdatadir[@]|$host/share/dormouse|g" -e "s|@localedir[@]|$host/share/locale|g" \
 	-e "s|@pkglibdir[@]|$host/lib/dormouse|g" -e "s|@localstatedir[@]|$host/var|g" \
 	"$srcdir/data/dracut/90dormouse/module-setup.sh.in" >"$host/module-setup.sh"
-dracut_setup() # dracut_setup FUNCTION: runs it, the calls go to $host/log
+dracut_setup() # dracut_setup FUNCTION: runs it, the calls go to $host/log, its output to $host/out
 {
 	rm -f "$host/log"
 	mkdir -p "$host/initdir"
 	env LOG="$host/log" DORMOUSE_SYSFS="$host/sys" initdir="$host/initdir" moddir=/moddir \
-		kernel="${kernel:-}" DORMOUSE_STATE_DIR="${DORMOUSE_STATE_DIR:-$host/nostate}" bash -c '
+		kernel="${kernel:-}" DORMOUSE_STATE_DIR="${DORMOUSE_STATE_DIR:-$host/nostate}" \
+		DORMOUSE_CMDLINE="$host/cmdline" DORMOUSE_NBD_ROOT="${DORMOUSE_NBD_ROOT:-}" bash -c '
 		instmods() { echo "instmods hostonly=${hostonly-unset} $*" >>"$LOG"; }
 		inst_simple() { echo "inst_simple $*" >>"$LOG"; }
 		inst_binary() { echo "inst_binary $*" >>"$LOG"; }
@@ -543,7 +610,7 @@ dracut_setup() # dracut_setup FUNCTION: runs it, the calls go to $host/log
 		inst_hook() { echo "inst_hook $*" >>"$LOG"; }
 		dwarn() { echo "dwarn $*" >>"$LOG"; }
 		hostonly=yes
-		. "$1"; "$2"' bash "$host/module-setup.sh" "$1" 2>"$host/err"
+		. "$1"; "$2"' bash "$host/module-setup.sh" "$1" >"$host/out" 2>"$host/err"
 }
 printf 'theme = nocturne\n' >"$host/etc/dormouse.conf"
 dracut_setup installkernel
@@ -583,6 +650,32 @@ check "dracut: theme = plymouth:NAME copies the .plymouth file and its ImageDir'
 printf 'splash = text\n' >"$host/etc/dormouse.conf"
 dracut_setup installkernel
 check "dracut: splash = text adds no DRM driver" test ! -s "$host/log"
+
+# A resume device on the network: the network module, nbd and nbd-client.
+printf 'splash = text\nresume device = nbd://server.lab/swap\n' >"$host/etc/dormouse.conf"
+dracut_setup depends
+check "dracut: nbd:// in dormouse.conf: depends on the network module" grep -qx network "$host/out"
+dracut_setup installkernel
+check "dracut: nbd:// adds the nbd module, also when hostonly" grep -qx "instmods hostonly= nbd" "$host/log"
+rm -rf "$host/state"
+kernel=6.12.0-test DORMOUSE_STATE_DIR="$host/state" DORMOUSE_NBD_ROOT="$nbd_root" dracut_setup install
+check "dracut: nbd:// installs nbd-client at /sbin" \
+	grep -qx "inst_binary $nbd_root/usr/sbin/nbd-client /sbin/nbd-client" "$host/log"
+check "dracut: and records it" test "$(record_value nbd-client)" = yes
+kernel=6.12.0-test DORMOUSE_STATE_DIR="$host/state" DORMOUSE_NBD_ROOT="$host/nonexistent" dracut_setup install
+check "dracut: nbd:// without nbd-client: warns with the way out, records none" \
+	sh -c 'grep -q "^dwarn dormouse: the resume device is on the network (nbd://), but nbd-client is not installed" "$1/log" &&
+		test "$(sed -n "s/^nbd-client = //p" "$2/6.12.0-test")" = no' sh "$host" "$state"
+printf 'splash = text\n' >"$host/etc/dormouse.conf"
+printf 'root=/dev/vda1 ip=dhcp rd.neednet=1 dormouse.resume=nbd://10.0.2.100/swap\n' >"$host/cmdline"
+dracut_setup installkernel
+check "dracut: dormouse.resume=nbd:// on the kernel command line: the nbd module too" \
+	grep -qx "instmods hostonly= nbd" "$host/log"
+rm -f "$host/cmdline"
+dracut_setup installkernel
+check "dracut: a local resume device: no nbd module" sh -c '! grep -qs nbd "$1"' sh "$host/log"
+dracut_setup depends
+check "dracut: a local resume device: no network module" sh -c '! grep -qx network "$1"' sh "$host/out"
 
 rm -f "$host/bin/dormouse"
 hook most

@@ -247,9 +247,47 @@ static void test_a_public_key_image_needs_the_secret_key_in_the_initramfs(void)
         CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_YES);
 }
 
+/* A network target (nbd://): the initramfs must look at the same export
+ * (host, port, name; never as a path) and hold nbd-client to reach it. */
+static void test_a_network_image_needs_the_same_export_and_nbd_client(void)
+{
+        struct machine m;
+        struct dmo_resumable v;
+        char text[700];
+        machine(&m, "network");
+        m.target.network = "nbd://Server.Lab:10809/swap";
+        put(m.cmdline, "ro ip=dhcp dormouse.resume=nbd://server.lab/swap\n");
+        CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_NO_NBD_CLIENT);
+        CHECK(strcmp(v.place.spec, "nbd://server.lab/swap") == 0);
+        dmo_test_sh("echo 'nbd-client = yes' >> '%s/initramfs/%s'", m.state, release);
+        CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_YES);
+
+        put(m.cmdline, "ro dormouse.resume=nbd://server.lab/other\n");
+        CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_ANOTHER_DEVICE);
+        put(m.cmdline, "ro dormouse.resume=nbd://server.lab:10810/swap\n");
+        CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_ANOTHER_DEVICE);
+        put(m.cmdline, "ro dormouse.resume=nbd://other.lab/swap\n");
+        CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_ANOTHER_DEVICE);
+        put(m.cmdline, "ro dormouse.resume=nbd://server.lab/swap resume_offset=8\n");
+        CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_ANOTHER_OFFSET);
+        /* The initramfs looks at a local device, the image goes out. */
+        snprintf(text, sizeof(text), "ro resume=%s\n", m.swap);
+        put(m.cmdline, text);
+        CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_ANOTHER_DEVICE);
+
+        /* And the other way round: a local target, an initramfs that looks
+         * on the network. */
+        m.target.network = NULL;
+        put(m.cmdline, "ro dormouse.resume=nbd://server.lab/swap\n");
+        CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_ANOTHER_DEVICE);
+        put(m.cmdline, "ro dormouse.resume=nbd://[::1/swap\n"); /* garbled: not the target */
+        CHECK_INT(check(&m, &v), ==, DMO_RESUMABLE_ANOTHER_DEVICE);
+}
+
 DMO_TEST_MAIN(T(test_a_machine_as_it_should_be_can_resume),
               T(test_the_target_must_be_an_active_area_at_its_page),
               T(test_the_initramfs_must_hold_dormouse_and_its_record),
               T(test_the_copy_of_dormouse_conf_must_be_the_recorded_one),
               T(test_the_initramfs_must_look_where_the_image_goes),
-              T(test_a_public_key_image_needs_the_secret_key_in_the_initramfs))
+              T(test_a_public_key_image_needs_the_secret_key_in_the_initramfs),
+              T(test_a_network_image_needs_the_same_export_and_nbd_client))

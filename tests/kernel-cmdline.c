@@ -41,6 +41,13 @@ static void test_resume_parameters_table(void)
             {"xresume=/dev/a resumex=1 noresume=1", "", 0, 0, false, false, false, true, -1},
             {"resume=\"/dev/unterminated", "/dev/unterminated", 0, 0, false, false, false, true,
              -1},
+            {"dormouse.resume=nbd://s/x resume=/dev/b", "nbd://s/x", 0, 0, false, false, false,
+             true, -1},
+            {"resume=/dev/b dormouse.resume=nbd://[::1]:2/x", "nbd://[::1]:2/x", 0, 0, false, false,
+             false, true, -1},
+            {"dormouse.resume=/dev/a dormouse.resume=/dev/c resume=/dev/b", "/dev/c", 0, 0, false,
+             false, false, true, -1},
+            {"dormouse.resume resume=/dev/b", "/dev/b", 0, 0, false, false, false, true, -1},
         };
         for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
                 struct dmo_cmdline c;

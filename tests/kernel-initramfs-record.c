@@ -20,6 +20,7 @@ static const char good[] = "# written by the dormouse initramfs-tools hook\n"
                            "secret-key-sha256 = none\n"
                            "resume = UUID=1234-abcd   \n"
                            "reads-hibernate-location = yes\n"
+                           "nbd-client = yes\n"
                            "later-key = whatever\n";
 
 static int parse(const char *text, struct dmo_initramfs_record *r)
@@ -41,6 +42,7 @@ static void a_record_as_the_hook_writes_it(void)
         CHECK(!r.has_secret_key);
         CHECK(strcmp(r.resume, "UUID=1234-abcd") == 0);
         CHECK(r.reads_efi_location);
+        CHECK(r.has_nbd_client);
 }
 
 static void no_configuration_and_an_empty_resume(void)
@@ -51,6 +53,10 @@ static void no_configuration_and_an_empty_resume(void)
         CHECK(r.resume[0] == '\0');
         /* Written before the key existed: that dormouse did not read it. */
         CHECK(!r.reads_efi_location);
+        CHECK(!r.has_nbd_client); /* an older hook's: no nbd-client */
+        CHECK_INT(parse("record = 1\nkernel = k\nconfig-sha256 = none\nnbd-client = no\n", &r), ==,
+                  0);
+        CHECK(!r.has_nbd_client);
         CHECK_INT(parse("record = 1\nkernel = k\nconfig-sha256 = none\n"
                         "reads-hibernate-location = no\n",
                         &r),
@@ -81,6 +87,7 @@ static void broken_records_are_refused(void)
             {"record = 2\nkernel = k\nconfig-sha256 = none\n", -EPROTONOSUPPORT, 1},
             {"record = 1\nkernel = k\nconfig-sha256 = none\nreads-hibernate-location = 1\n",
              -EINVAL, 4},
+            {"record = 1\nkernel = k\nconfig-sha256 = none\nnbd-client = maybe\n", -EINVAL, 4},
             {"\x7f\x45LF\x02\x01\x01", -EINVAL, 1},
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

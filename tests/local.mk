@@ -10,6 +10,11 @@ TESTS += tests/fuzz-cmdline.test
 tests_fuzz_cmdline_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-cmdline.c
 tests_fuzz_cmdline_test_LDADD = kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
 
+check_PROGRAMS += tests/fuzz-nbd-url.test
+TESTS += tests/fuzz-nbd-url.test
+tests_fuzz_nbd_url_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-nbd-url.c
+tests_fuzz_nbd_url_test_LDADD = kernel/libdmo-kernel.a src/util/libdmo-util.a $(DMO_LIBS)
+
 check_PROGRAMS += tests/fuzz-initramfs-record.test
 TESTS += tests/fuzz-initramfs-record.test
 tests_fuzz_initramfs_record_test_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz-initramfs-record.c
@@ -87,8 +92,8 @@ tests_fuzz_bmp_test_LDADD = src/splash/libdmo-splash.a src/progress/libdmo-progr
 # deterministic driver. tests/fuzz/run-libfuzzer runs one target on a working
 # copy of its seed corpus and prints one ok/not ok line (tests/fuzz/README.md).
 FUZZ_SECONDS = 60
-FUZZ_TARGETS = config hibernate-location cmdline initramfs-record swap-header codec-decode image-chunk image-extents image-header keys png theme plymouth bmp resume resume-encrypted font
-DMO_FUZZ_BINS = tests/fuzz/fuzz-config tests/fuzz/fuzz-hibernate-location tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-initramfs-record tests/fuzz/fuzz-swap-header tests/fuzz/fuzz-codec-decode tests/fuzz/fuzz-image-chunk tests/fuzz/fuzz-image-extents tests/fuzz/fuzz-image-header tests/fuzz/fuzz-keys tests/fuzz/fuzz-png tests/fuzz/fuzz-theme tests/fuzz/fuzz-plymouth tests/fuzz/fuzz-bmp tests/fuzz/fuzz-resume tests/fuzz/fuzz-resume-encrypted tests/fuzz/fuzz-font
+FUZZ_TARGETS = config hibernate-location cmdline nbd-url initramfs-record swap-header codec-decode image-chunk image-extents image-header keys png theme plymouth bmp resume resume-encrypted font
+DMO_FUZZ_BINS = tests/fuzz/fuzz-config tests/fuzz/fuzz-hibernate-location tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-nbd-url tests/fuzz/fuzz-initramfs-record tests/fuzz/fuzz-swap-header tests/fuzz/fuzz-codec-decode tests/fuzz/fuzz-image-chunk tests/fuzz/fuzz-image-extents tests/fuzz/fuzz-image-header tests/fuzz/fuzz-keys tests/fuzz/fuzz-png tests/fuzz/fuzz-theme tests/fuzz/fuzz-plymouth tests/fuzz/fuzz-bmp tests/fuzz/fuzz-resume tests/fuzz/fuzz-resume-encrypted tests/fuzz/fuzz-font
 EXTRA_PROGRAMS = $(DMO_FUZZ_BINS)
 CLEANFILES += $(DMO_FUZZ_BINS)
 tests_fuzz_fuzz_config_SOURCES = tests/fuzz/fuzz-config.c
@@ -99,6 +104,9 @@ tests_fuzz_fuzz_hibernate_location_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 
 tests_fuzz_fuzz_cmdline_SOURCES = tests/fuzz/fuzz-cmdline.c
 tests_fuzz_fuzz_cmdline_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+
+tests_fuzz_fuzz_nbd_url_SOURCES = tests/fuzz/fuzz-nbd-url.c
+tests_fuzz_fuzz_nbd_url_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 
 tests_fuzz_fuzz_initramfs_record_SOURCES = tests/fuzz/fuzz-initramfs-record.c
 tests_fuzz_fuzz_initramfs_record_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer

@@ -221,10 +221,19 @@ enum dmo_cli_target_source {
 
 /* The same, also leaving the sentence it printed on failure in why (may be
  * NULL), for the journal, and where the target came from in source (may be
- * NULL). */
+ * NULL). A network device (nbd://, cli/network.h) is connected through net,
+ * whose inputs the caller sets and whose link it then owns (release it
+ * with dmo_cli_network_release); with net NULL one is refused. */
+struct dmo_cli_network;
 int dmo_cli_swap_target_why(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
                             char *path_buf, size_t path_len, bool *noresume, char *why,
-                            size_t why_len, enum dmo_cli_target_source *source);
+                            size_t why_len, enum dmo_cli_target_source *source,
+                            struct dmo_cli_network *net);
+/* A network target read with net->defer (resume: pending, t->path ""):
+ * connects it now and fills in the device. The same returns. */
+int dmo_cli_swap_target_connect(const struct dmo_cli_common *c, struct dmo_swap_target *t,
+                                char *path_buf, size_t path_len, struct dmo_cli_network *net,
+                                char *why, size_t why_len);
 
 /* DORMOUSE_DEBUG_TIMING is set: the engine profiles its data phases and the
  * CLI reports where the time went (the VM benchmarks read it). */

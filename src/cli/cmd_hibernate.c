@@ -9,6 +9,7 @@
 #include "cli/config.h"
 #include "cli/display.h"
 #include "cli/keys.h"
+#include "cli/network.h"
 #include "cli/report.h"
 #include "cli/resume_check.h"
 #include "engine/engine.h"
@@ -60,6 +61,7 @@ struct hibernate_cmd {
         int level;                                    /* --compress-level; < 0: not given */
         bool no_initramfs_check;                      /* --no-initramfs-check */
         enum dmo_cli_target_source source;            /* picked: HibernateLocation goes with it */
+        struct dmo_cli_network net;                   /* nbd://: the export, connected */
         const char *sim_state_dir;                    /* --sim-state-dir */
         bool help;
         char path[512];    /* the resolved resume device */
@@ -169,8 +171,10 @@ static int parse_config(struct hibernate_cmd *h)
         }
         h->c.initramfs_state_dir =
             c->simulated ? h->sim_state_dir : DMO_LOCALSTATEDIR "/lib/dormouse";
+        h->net.hibernate = true;
+        h->net.plain = h->k.opts.mode == DMO_ENCRYPT_NONE;
         return dmo_cli_swap_target_why(c, false, &hc->target, h->path, sizeof(h->path), NULL, NULL,
-                                       0, &h->source);
+                                       0, &h->source, &h->net);
 }
 
 static int parse(struct hibernate_cmd *h, int argc, char **argv)
@@ -240,6 +244,9 @@ int dmo_cmd_hibernate(int argc, char **argv)
                 r = run(&h);
         if (r == 0 && !h.help)
                 r = dmo_cli_hibernate_report(&h.res, h.hc.target.path, h.c.simulated, h.failure);
+        /* The system goes on (failed, cancelled, or back after a resume):
+         * the export is let go. After a power off it stays as it is. */
+        dmo_cli_network_release(&h.net, h.res.outcome != DMO_HIBERNATE_POWERED_OFF);
         dmo_cli_common_release(&h.c);
         return dmo_cli_exit_status(DMO_CMD_HIBERNATE, r);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/network.h"
 #include "cli/efi_location.h"
 #include "cli/display.h"
 #include "cli/keys.h"
@@ -61,7 +62,8 @@ struct resume_cmd {
         char msg[512];  /* why nothing was restored, for the splash and stderr */
         char note[512]; /* an image skipped without a refusal, or the device not found */
         enum dmo_cli_target_source source;
-        const char *kmsg; /* --kmsg */
+        struct dmo_cli_network net; /* nbd://: the export, connected */
+        const char *kmsg;           /* --kmsg */
         struct dmo_resume_result res;
         int result; /* what describe() made of res */
 };
@@ -123,14 +125,38 @@ static int parse(struct resume_cmd *m, int argc, char **argv)
             .profile = dmo_cli_profiling(),
         };
         dmo_cli_keyopts_from_config(&m->k.opts, &m->c.config);
+        /* A network device is connected in run(), under the splash. */
+        m->net.defer = true;
         r = dmo_cli_swap_target_why(&m->c, true, &m->rc.target, m->path, sizeof(m->path),
-                                    &cmdline_noresume, m->note, sizeof(m->note), &m->source);
+                                    &cmdline_noresume, m->note, sizeof(m->note), &m->source,
+                                    &m->net);
         m->rc.noresume = m->noresume || cmdline_noresume;
         return r;
 }
 
+/* The export of a network resume device, connected under the splash:
+ * "Connecting to HOST..." while nbd-client waits for the network and the
+ * server, and why not on the screen when they never come (the boot goes
+ * on: no image). */
+static int connect_network(struct resume_cmd *m, struct dmo_cli_resume_ui *ui,
+                           struct dmo_progress *progress)
+{
+        char text[400];
+        snprintf(text, sizeof(text), _("Connecting to %s..."), m->net.server);
+        dmo_progress_set_phase(progress, DMO_PHASE_WAIT);
+        dmo_progress_set_message(progress, text);
+        dmo_cli_resume_ui_show(ui);
+        int r = dmo_cli_swap_target_connect(&m->c, &m->rc.target, m->path, sizeof(m->path), &m->net,
+                                            m->note, sizeof(m->note));
+        dmo_progress_set_message(progress, "");
+        if (r < 0)
+                dmo_splash_session_fail(dmo_cli_resume_ui_splash(ui), m->note);
+        return r;
+}
+
 /* Opens the kernel and runs the engine; the splash comes up when an image
- * is found and shows a refusal before it goes. 0 when the engine ran. */
+ * is found (or a network device is being connected) and shows a refusal
+ * before it goes. 0 when the engine ran. */
 static int run(struct resume_cmd *m)
 {
         struct dmo_snapshot *snap = NULL;
@@ -147,6 +173,11 @@ static int run(struct resume_cmd *m)
         if (r < 0)
                 goto out;
         dmo_cli_splash_init(&ui.cs, &m->c, DMO_MODE_RESUME, progress);
+        if (m->net.pending) {
+                r = connect_network(m, &ui, progress);
+                if (r < 0)
+                        goto out;
+        }
         m->rc.progress = progress;
         dmo_cli_resume_ui_hooks(&ui, &m->rc.hooks);
         struct dmo_cli_keys keys;
@@ -199,6 +230,9 @@ int dmo_cmd_resume(int argc, char **argv)
                 r = report(&m);
         if (!m.help && (m.msg[0] || m.note[0]))
                 dmo_cli_resume_tell_journal(m.kmsg, m.c.simulated, m.msg, m.note);
+        /* Still here: nothing was restored (a real restore never returns),
+         * the boot goes on without the export. */
+        dmo_cli_network_release(&m.net, true);
         dmo_cli_common_release(&m.c);
         return dmo_cli_exit_status(DMO_CMD_RESUME, r);
 }

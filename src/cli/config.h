@@ -45,6 +45,9 @@ struct dmo_config {
         /* "initramfs check = no": the initramfs is built another way, and
          * hibernate does not compare it with the image it writes */
         bool skip_initramfs_check;
+        /* "network plain = yes": an image on a network device (nbd://) may
+         * be written with encrypt = none; without it hibernate refuses */
+        bool network_plain;
 };
 
 enum dmo_config_note_kind {

@@ -22,6 +22,7 @@ enum key_id {
         KEY_THEME,
         KEY_RESUME_TIMEOUT,
         KEY_INITRAMFS_CHECK,
+        KEY_NETWORK_PLAIN,
 };
 
 /* Canonical spelling: lower case, words joined by '-'. */
@@ -37,6 +38,7 @@ static const char *const key_table[] = {
     [KEY_THEME] = "theme",
     [KEY_RESUME_TIMEOUT] = "resume-timeout",
     [KEY_INITRAMFS_CHECK] = "initramfs-check",
+    [KEY_NETWORK_PLAIN] = "network-plain",
 };
 static const char *const key_alias_table[] = {
     [KEY_COMPRESS] = "compression",
@@ -166,6 +168,11 @@ static int apply(struct dmo_config *cfg, enum key_id id, const char *value)
                 if (!dmo_config_parse_bool(value, &b))
                         return -EINVAL;
                 cfg->skip_initramfs_check = !b;
+                return 0;
+        case KEY_NETWORK_PLAIN:
+                if (!dmo_config_parse_bool(value, &b))
+                        return -EINVAL;
+                cfg->network_plain = b;
                 return 0;
         }
         return -EINVAL;

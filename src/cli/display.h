@@ -46,6 +46,9 @@ struct dmo_cli_resume_ui {
 };
 /* The resume engine's hooks that the splash serves (ctx: ui). */
 void dmo_cli_resume_ui_hooks(struct dmo_cli_resume_ui *ui, struct dmo_engine_hooks *hooks);
+/* Brings the splash up now (a network device being connected), as an
+ * image found would. */
+void dmo_cli_resume_ui_show(struct dmo_cli_resume_ui *ui);
 /* The splash once it is up, or NULL; everything but the launch thread
  * touches the splash only after this. */
 struct dmo_splash_session *dmo_cli_resume_ui_splash(struct dmo_cli_resume_ui *ui);

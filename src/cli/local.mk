@@ -12,7 +12,8 @@ src_cli_libdmo_cli_a_SOURCES = src/cli/config.c src/cli/config_keys.c src/cli/co
 	src/cli/cmd_hibernate.c src/cli/cmd_resume.c src/cli/cmd_info.c src/cli/cmd_splash.c \
 	src/cli/cmd_sleep.c src/cli/sleep_report.c \
 	src/cli/hibernate_location.c src/cli/hibernate_location.h \
-	src/cli/efi_location.c src/cli/efi_location.h
+	src/cli/efi_location.c src/cli/efi_location.h \
+	src/cli/network.c src/cli/network.h
 
 check_PROGRAMS += tests/cli-config.test
 TESTS += tests/cli-config.test
@@ -101,3 +102,8 @@ tests/cli-hibernate-resumable.log: dormouse$(EXEEXT)
 TESTS += tests/cli-efi-location.sh
 EXTRA_DIST += tests/cli-efi-location.sh
 tests/cli-efi-location.log: dormouse$(EXEEXT)
+
+# A resume device on the network (nbd://) through stand-in programs.
+TESTS += tests/cli-network.sh
+EXTRA_DIST += tests/cli-network.sh
+tests/cli-network.log: dormouse$(EXEEXT)

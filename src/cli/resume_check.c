@@ -161,7 +161,7 @@ static void say_resume_side(const struct dmo_cli_resume_check *rc, const struct 
                                 "about to be written to %s: the next boot would not find it. "
                                 "Make them the same, run update-initramfs -u, and hibernate "
                                 "again"),
-                              spec, from, t->path);
+                              spec, from, t->network ? t->network : t->path);
                 break;
         case DMO_RESUMABLE_ANOTHER_OFFSET:
                 dmo_cli_error(_("the initramfs would look for the image at page %llu of %s (%s), "
@@ -173,6 +173,13 @@ static void say_resume_side(const struct dmo_cli_resume_check *rc, const struct 
                               (unsigned long long)v->place.offset, t->path,
                               from_text(v->place.offset_from, true), page, page, page,
                               default_config);
+                break;
+        case DMO_RESUMABLE_NO_NBD_CLIENT:
+                dmo_cli_error(
+                    _("the image goes to the network (%s), but the initramfs of kernel %s "
+                      "has no nbd-client to reach it: install nbd-client (apt install "
+                      "nbd-client), run update-initramfs -u, and hibernate again"),
+                    t->network, v->release);
                 break;
         case DMO_RESUMABLE_NO_SECRET_KEY:
                 dmo_cli_error(_("the image would be encrypted to a public key, but the initramfs "

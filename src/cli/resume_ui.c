@@ -21,6 +21,11 @@ static void show_splash(void *ctx)
                 dmo_splash_session_new(&ui->cs.params, &ui->session);
 }
 
+void dmo_cli_resume_ui_show(struct dmo_cli_resume_ui *ui)
+{
+        show_splash(ui);
+}
+
 /* A sound image of this kernel: the splash, and HibernateLocation has
  * served. */
 static void image_found(void *ctx)

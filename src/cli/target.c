@@ -10,8 +10,10 @@
 
 #include "cli/cli.h"
 #include "cli/efi_location.h"
+#include "cli/network.h"
 #include "kernel/cmdline.h"
 #include "kernel/initramfs_record.h"
+#include "kernel/nbd_url.h"
 #include "kernel/swap_area.h"
 #include "util/i18n.h"
 
@@ -147,12 +149,80 @@ static int find_device(const struct dmo_cli_common *c, const char *spec, bool wa
 int dmo_cli_swap_target(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
                         char *path_buf, size_t path_len, bool *noresume)
 {
-        return dmo_cli_swap_target_why(c, wait, t, path_buf, path_len, noresume, NULL, 0, NULL);
+        return dmo_cli_swap_target_why(c, wait, t, path_buf, path_len, noresume, NULL, 0, NULL,
+                                       NULL);
+}
+
+/* The words naming where spec came from, for a message about it. */
+static const char *key_of(const struct dmo_cli_common *c, const char *spec,
+                          const struct dmo_cmdline *cl, char *buf, size_t len)
+{
+        if (spec == c->resume_device)
+                return "--resume-device";
+        if (spec == c->config.resume_device) {
+                snprintf(buf, len, _("\"resume device\" in %s"), c->config_path);
+                return buf;
+        }
+        if (spec == cl->resume)
+                return cl->resume_is_ours ? _("dormouse.resume= on the kernel command line")
+                                          : _("resume= on the kernel command line");
+        return _("RESUME= of initramfs-tools");
+}
+
+/* A network device once connected: taken as a disk. */
+static int network_device(const struct dmo_cli_common *c, struct dmo_swap_target *t, char *path_buf,
+                          struct dmo_cli_network *net, struct why *w)
+{
+        struct stat st;
+        if (stat(path_buf, &st) < 0 || !(S_ISBLK(st.st_mode) || c->simulated)) {
+                fail_msg(w, _("%s was connected to %s, but is not a block device"), path_buf,
+                         net->url);
+                dmo_cli_network_release(net, true);
+                return -EINVAL;
+        }
+        t->path = path_buf;
+        t->dev = S_ISBLK(st.st_mode) ? st.st_rdev : 0;
+        return 0;
+}
+
+/* A network device: read, and connected unless net->defer. */
+static int network_target(const struct dmo_cli_common *c, const char *spec, const char *key,
+                          int64_t offset, struct dmo_swap_target *t, char *path_buf,
+                          size_t path_len, struct dmo_cli_network *net, struct why *w)
+{
+        if (!net) {
+                fail_msg(w, _("%s: a network device (%s) cannot be used by this command"), key,
+                         spec);
+                return -EINVAL;
+        }
+        int r = dmo_cli_network_attach(c, spec, key, net, path_buf, path_len, w->buf, w->len);
+        if (r < 0)
+                return r;
+        t->path = path_buf;
+        t->header_page = offset > 0 ? (uint64_t)offset : 0;
+        t->network = net->url;
+        if (net->pending) {
+                path_buf[0] = '\0';
+                return 0;
+        }
+        return network_device(c, t, path_buf, net, w);
+}
+
+int dmo_cli_swap_target_connect(const struct dmo_cli_common *c, struct dmo_swap_target *t,
+                                char *path_buf, size_t path_len, struct dmo_cli_network *net,
+                                char *why_buf, size_t why_len)
+{
+        struct why w = {why_buf, why_len};
+        int r = dmo_cli_network_connect(c, net, path_buf, path_len, why_buf, why_len);
+        if (r < 0)
+                return r;
+        return network_device(c, t, path_buf, net, &w);
 }
 
 int dmo_cli_swap_target_why(const struct dmo_cli_common *c, bool wait, struct dmo_swap_target *t,
                             char *path_buf, size_t path_len, bool *noresume, char *why_buf,
-                            size_t why_len, enum dmo_cli_target_source *source)
+                            size_t why_len, enum dmo_cli_target_source *source,
+                            struct dmo_cli_network *net)
 {
         struct why w = {why_buf, why_len};
         enum dmo_cli_target_source from = DMO_TARGET_NAMED;
@@ -202,6 +272,11 @@ int dmo_cli_swap_target_why(const struct dmo_cli_common *c, bool wait, struct dm
                 return -EINVAL;
         }
 
+        if (dmo_nbd_url_is(spec)) {
+                char key[512];
+                return network_target(c, spec, key_of(c, spec, &cl, key, sizeof(key)), offset, t,
+                                      path_buf, path_len, net, &w);
+        }
         r = find_device(c, spec, wait, path_buf, path_len, &w);
         if (r < 0)
                 return r;

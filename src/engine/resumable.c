@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "kernel/cmdline.h"
+#include "kernel/nbd_url.h"
 #include "kernel/swap_area.h"
 
 static enum dmo_resumable_verdict active_area(const struct dmo_resumable_params *p,
@@ -104,6 +106,16 @@ static enum dmo_resumable_verdict load_copy(const struct dmo_resumable_params *p
         return r < 0 ? DMO_RESUMABLE_COPY_UNREADABLE : DMO_RESUMABLE_YES;
 }
 
+/* Whether two nbd:// URLs name one export (the host's case aside). */
+static bool same_export(const char *a, const char *b)
+{
+        struct dmo_nbd_url ua, ub;
+        if (!a || dmo_nbd_url_parse(a, &ua, NULL) < 0 || dmo_nbd_url_parse(b, &ub, NULL) < 0)
+                return false;
+        return strcasecmp(ua.host, ub.host) == 0 && ua.port == ub.port &&
+               strcmp(ua.export_name, ub.export_name) == 0;
+}
+
 static enum dmo_resumable_verdict resume_side(const struct dmo_resumable_params *p,
                                               const struct initramfs *in,
                                               const struct dmo_cmdline *cl,
@@ -121,6 +133,13 @@ static enum dmo_resumable_verdict resume_side(const struct dmo_resumable_params 
                                                   : DMO_RESUMABLE_NO_EFI_LOCATION;
         if (!out->place.spec[0])
                 return DMO_RESUMABLE_NOWHERE;
+        if (t->network || dmo_nbd_url_is(out->place.spec)) {
+                if (!same_export(t->network, out->place.spec))
+                        return DMO_RESUMABLE_ANOTHER_DEVICE;
+                if (out->place.offset != t->header_page)
+                        return DMO_RESUMABLE_ANOTHER_OFFSET;
+                return in->rec.has_nbd_client ? DMO_RESUMABLE_YES : DMO_RESUMABLE_NO_NBD_CLIENT;
+        }
         char path[512];
         struct stat st;
         int r = dmo_resume_device_resolve(out->place.spec, "/dev", "/sys", path, sizeof(path));

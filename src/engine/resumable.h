@@ -77,6 +77,7 @@ enum dmo_resumable_verdict {
         DMO_RESUMABLE_A_FILE,             /* place.spec is a file: it cannot open it */
         DMO_RESUMABLE_ANOTHER_DEVICE,     /* place.spec is not the target */
         DMO_RESUMABLE_ANOTHER_OFFSET,     /* place.offset is not the target's page */
+        DMO_RESUMABLE_NO_NBD_CLIENT,      /* the target is on the network; no nbd-client in it */
         DMO_RESUMABLE_NO_SECRET_KEY,      /* public-key mode, and none in the initramfs */
         DMO_RESUMABLE_ANOTHER_SECRET_KEY, /* it holds another than params' secret_key */
 };

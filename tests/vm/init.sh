@@ -53,10 +53,24 @@ load_modules() {
 		[ -n "$skip" ] && [ "${m%%.ko*}" = "$skip" ] && continue
 		insmod "/lib/modules/$m" || say "MODULE failed $m"
 	done < /modules.order
+	# vmnodisk=1: a guest with no disk (nbd: the image goes to the network)
+	[ "$(arg vmnodisk 0)" = 1 ] && return 0
 	# The disk appears asynchronously after virtio_blk loads.
 	i=0
 	while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -b /dev/vda ] || say "NO /dev/vda"
+}
+
+# vmnet=1: QEMU's user-mode network (the nbd scenarios): eth0 at slirp's
+# 10.0.2.15, the NBD server behind its guestfwd at 10.0.2.100.
+net_up() {
+	[ "$(arg vmnet 0)" = 1 ] || return 0
+	i=0
+	while [ ! -e /sys/class/net/eth0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	ip link set lo up
+	ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 &&
+		ip route add default via 10.0.2.2 || say "NET failed"
+	say "NET eth0 $(ip -4 addr show dev eth0 2>&1 | grep -o 'inet [0-9./]*')"
 }
 
 # The ten bytes at the end of page 0: SWAPSPACE2 for a plain swap area, the
@@ -77,8 +91,11 @@ start_workload() {
 		isz=$(($(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo) * 512))
 	fi
 	[ "$isz" = default ] || echo "$isz" > /sys/power/image_size || say "IMAGESIZE failed"
-	mkswap /dev/vda > /dev/null || say "MKSWAP failed"
-	swapon /dev/vda || say "SWAPON failed"
+	# vmnodisk=1: no local swap at all (the image goes to the network)
+	if [ "$(arg vmnodisk 0)" != 1 ]; then
+		mkswap /dev/vda > /dev/null || say "MKSWAP failed"
+		swapon /dev/vda || say "SWAPON failed"
+	fi
 	DMO_WORKLOAD_MIB=$(arg vmmib 150) /bin/workload &
 	WPID=$!
 	i=0
@@ -105,6 +122,7 @@ check_workload() {
 }
 
 after_swap_checks() {
+	[ "$(arg vmnodisk 0)" = 1 ] && return 0
 	say "SIG $(signature)"
 	say "BLKID $(blkid -p /dev/vda 2>&1)"
 	# After an abort the area is still the active swap: take it off first,
@@ -118,8 +136,9 @@ dormouse_hibernate() {
 	# --no-initramfs-check: this initramfs is run.py's own (this script),
 	# built without dormouse's hook, so there is no record of it for
 	# hibernate to check; dm-resume below passes the device itself.
-	set -- hibernate --resume-device /dev/vda --no-initramfs-check --splash=$(arg vmsplash kms) \
-		--shutdown platform
+	# vmresume=nbd://10.0.2.100/swap: the resume device on the network
+	set -- hibernate --resume-device "$(arg vmresume /dev/vda)" --no-initramfs-check \
+		--splash=$(arg vmsplash kms) --shutdown platform
 	[ "$delay" != 0 ] && set -- "$@" --debug-step-delay "$delay"
 	# vmextra=--compress,none,--threads,2: more options, commas for spaces
 	extra=$(arg vmextra "")
@@ -166,7 +185,7 @@ dormouse_hibernate() {
 }
 
 dormouse_resume() {
-	say "SIG $(signature)"
+	[ "$(arg vmnodisk 0)" = 1 ] || say "SIG $(signature)"
 	# vmpcrextend=N: PCR N of the TPM changed before the resume, as a new
 	# boot loader or firmware changes it
 	pcr=$(arg vmpcrextend "")
@@ -175,7 +194,7 @@ dormouse_resume() {
 		say "PCREXTEND $pcr rc=$?"
 	fi
 	delay=$(arg vmdelay 0)
-	set -- resume --resume-device /dev/vda --splash=$(arg vmsplash kms)
+	set -- resume --resume-device "$(arg vmresume /dev/vda)" --splash=$(arg vmsplash kms)
 	[ "$delay" != 0 ] && set -- "$@" --debug-step-delay "$delay"
 	# vmkey=PASS: the passphrase of an encrypted image from a key file,
 	# nothing typed (the soak's encrypted cycles)
@@ -360,10 +379,12 @@ kb-resume)
 	kernel_resume
 	;;
 dm-hibernate)
+	net_up
 	start_workload
 	dormouse_hibernate
 	;;
 dm-resume)
+	net_up
 	dormouse_resume
 	;;
 dm-soak)

@@ -337,6 +337,14 @@ static int stats_reserve(const struct text_output *t)
         return 2 + text_cols(rate, t->utf8) + 2 + (s > m ? s : m);
 }
 
+/* The phase's name; while waiting for the device, what it waits for when
+ * the engine's caller says (a network device: "Connecting to HOST..."). */
+static const char *phase_text(const struct text_output *t, const struct dmo_progress_snapshot *p,
+                              enum dmo_phase ph)
+{
+        return ph == DMO_PHASE_WAIT && p->message[0] ? p->message : t->s.labels[ph];
+}
+
 static size_t tty_progress_line(struct text_output *t, const struct dmo_scene *sc, char *buf,
                                 size_t cap)
 {
@@ -368,7 +376,7 @@ static size_t tty_progress_line(struct text_output *t, const struct dmo_scene *s
 
         size_t pos = append(buf, 0, cap, "\r");
         if (label_w > 0)
-                pos = append_label(t, buf, pos, cap, t->s.labels[ph], label_w);
+                pos = append_label(t, buf, pos, cap, phase_text(t, p, ph), label_w);
         if (label_w > 0)
                 pos = append(buf, pos, cap, bar >= BAR_MIN ? "  " : " ");
         if (bar >= BAR_MIN) {
@@ -503,7 +511,8 @@ static int render_log(struct text_output *t, const struct dmo_scene *sc)
                                      t->s.labels[ph], sc->detail[0] ? sc->detail : p->message);
                 else
                         n = snprintf(t->line, sizeof(t->line),
-                                     cached(t->s.log_phase, "[%3u%%] %s\n"), pct, t->s.labels[ph]);
+                                     cached(t->s.log_phase, "[%3u%%] %s\n"), pct,
+                                     phase_text(t, p, ph));
         }
         if (n > 0)
                 emit(t, t->line, (size_t)n < sizeof(t->line) ? (size_t)n : sizeof(t->line) - 1);
