@@ -228,8 +228,8 @@ check-vm-desktop-deb:
 # charge (sth-no-charge: the timer, said in the journal). On the battery
 # guest (UPower added, cached apart). The battery scenarios took 3 to 5
 # minutes each here. sth-battery-kernel (systemd-sleep's own 5 % rule) and
-# sth-no-charge-kernel are left out: in 2 of the first's 3 runs and in the
-# second's run systemd-sleep went back to the session after its alarm's
+# sth-no-charge-kernel are left out: in 2 of the first's 3 runs and 1 of
+# the second's 2 systemd-sleep went back to the session after its alarm's
 # wake instead of hibernating (tests/vm/README.md).
 check-vm-entry-points:
 	$(top_srcdir)/tools/install-deps --if-missing
