@@ -220,26 +220,34 @@ check-vm-desktop-deb:
 # the lid (HandleLidSwitch=suspend-then-hibernate, a uinput lid switch:
 # tests/vm/desktop/lid-switch.c; no battery: the timer, said in the
 # journal), each beside its twin on the kernel's own path in the same run
-# (power-key-kernel, lid-kernel: the figures side by side); each entry
+# (power-key-kernel, lid-kernel: the figures side by side); the person's
+# wake (QEMU's system_wakeup) during suspend-then-hibernate's suspend
+# (sth-early-wake: no image written) and after hybrid sleep's image
+# (hybrid-wake: the image taken off), each beside its twin on the kernel's
+# path (sth-early-wake-kernel, hybrid-wake-kernel); each entry
 # point with encrypt = pubkey, its swap area's signature and image header
 # read and searched for the session's pages in clear; an image refused at
 # resume with its reason in the next boot's journal (issue 34); and a dying
 # battery (a battery in the guest's firmware, tests/vm/desktop/battery.asl):
 # UPower's critical action, Debian's HybridSleep (and its twin on the
 # kernel's own path, low-battery-kernel) and Hibernate
-# (low-battery-hibernate), suspend-then-hibernate's 5 % rule, and a battery
-# that does not tell its charge (sth-no-charge: the timer, said in the
-# journal). On the battery guest (UPower added, cached apart). The battery
-# scenarios took 3 to 5 minutes each here. sth-battery-kernel
-# (systemd-sleep's own 5 % rule) is left out: in 2 of its 3 runs
-# systemd-sleep went back to the session after the alarm's wake instead of
-# hibernating (tests/vm/README.md).
+# (low-battery-hibernate, and low-battery-hibernate-kernel),
+# suspend-then-hibernate's 5 % rule, and a battery that does not tell its
+# charge (sth-no-charge: the timer, said in the journal). On the battery
+# guest (UPower added, cached apart). The battery scenarios took 3 to 5
+# minutes each here. sth-battery-kernel (systemd-sleep's own 5 % rule) and
+# sth-no-charge-kernel are left out: in 2 of the first's 3 runs and 1 of
+# the second's 2 systemd-sleep went back to the session after its alarm's
+# wake instead of hibernating (tests/vm/README.md).
 check-vm-entry-points:
 	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop \
 	  --scenario power-key --scenario power-key-kernel --scenario lid --scenario lid-kernel \
+	  --scenario sth-early-wake --scenario sth-early-wake-kernel \
+	  --scenario hybrid-wake --scenario hybrid-wake-kernel \
 	  --scenario refused-resume --scenario encrypted-paths \
 	  --scenario low-battery --scenario low-battery-kernel --scenario low-battery-hibernate \
+	  --scenario low-battery-hibernate-kernel \
 	  --scenario sth-battery --scenario sth-no-charge \
 	  $(VM_DESKTOP_FLAGS)
 # check-vm-layouts: the disk layouts Debian's installer makes (issue 34):
