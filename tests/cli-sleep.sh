@@ -168,6 +168,12 @@ check "hybrid-sleep: the hooks ran with hybrid-sleep" \
 	test "$(hooks_log)" = "pre hybrid-sleep hybrid-sleep|post hybrid-sleep hybrid-sleep|"
 check "hybrid-sleep: woken, the image is gone from the swap area" sh -c "! \"$prog\" info \"$swap\" >/dev/null 2>&1"
 
+# Its last step is a suspend to RAM: the progress says so, not "Powering off".
+fresh
+sleep_cmd hybrid-sleep -- $sim --splash text
+check "hybrid-sleep: the last step's line says it suspends" grep -q "\] Suspending" "$tmp/err"
+check "hybrid-sleep: and not that it powers off" sh -c "! grep -q 'Powering off' \"$tmp/err\""
+
 # The hibernation fails (no swap area there): suspend anyway, as systemd-sleep.
 fresh
 sleep_cmd hybrid-sleep -- --kernel sim --sim-size 4M --splash none --resume-device "$tmp/missing"

@@ -168,6 +168,30 @@ static void message_is_copied_into_the_snapshot(void)
         dmo_progress_free(p);
 }
 
+/* A hybrid sleep suspends to RAM once the image is written: its last
+ * phase must not say "Powering off" (it did, on the splash and in the
+ * journal), and a reboot says so too. */
+static void the_last_phase_is_named_after_how_the_machine_goes_down(void)
+{
+        struct dmo_progress *p;
+        struct dmo_progress_snapshot s;
+        REQUIRE(dmo_progress_new(DMO_MODE_HIBERNATE, &p) == 0);
+        dmo_progress_set_phase(p, DMO_PHASE_POWEROFF);
+        dmo_progress_sample(p, &s);
+        CHECK(s.going_down == DMO_GOING_DOWN_POWEROFF);
+        CHECK(strcmp(dmo_progress_phase_label(s.phase, s.going_down), "Powering off") == 0);
+        dmo_progress_set_going_down(p, DMO_GOING_DOWN_SUSPEND);
+        dmo_progress_sample(p, &s);
+        CHECK(strcmp(dmo_progress_phase_label(s.phase, s.going_down), "Suspending") == 0);
+        dmo_progress_set_going_down(p, DMO_GOING_DOWN_REBOOT);
+        dmo_progress_sample(p, &s);
+        CHECK(strcmp(dmo_progress_phase_label(s.phase, s.going_down), "Restarting") == 0);
+        /* every other phase keeps its own name */
+        CHECK(strcmp(dmo_progress_phase_label(DMO_PHASE_WRITE, DMO_GOING_DOWN_SUSPEND),
+                     dmo_phase_label(DMO_PHASE_WRITE)) == 0);
+        dmo_progress_free(p);
+}
+
 struct adder {
         struct dmo_progress *p;
         int n;
@@ -240,6 +264,7 @@ DMO_TEST_MAIN(T(fraction_grows_through_the_hibernate_phases),
               T(throughput_and_time_left_come_from_the_page_rate),
               T(time_left_at_resume_follows_the_disk_where_it_is_the_bottleneck),
               T(message_is_copied_into_the_snapshot),
+              T(the_last_phase_is_named_after_how_the_machine_goes_down),
               T(page_events_from_many_threads_are_all_counted),
               T(page_events_from_more_threads_than_lanes_are_all_counted),
               T(a_new_model_counts_from_zero_on_the_same_thread))

@@ -552,9 +552,13 @@ static int shut_down(struct hibernation *h)
         const struct dmo_hibernate_config *cfg = h->cfg;
         enum dmo_shutdown mode = cfg->shutdown;
 
-        dmo_progress_set_phase(cfg->progress, DMO_PHASE_POWEROFF);
         if (cfg->hooks.choose_shutdown)
                 mode = cfg->hooks.choose_shutdown(cfg->hooks.ctx, mode);
+        dmo_progress_set_going_down(cfg->progress,
+                                    mode == DMO_SHUTDOWN_SUSPEND  ? DMO_GOING_DOWN_SUSPEND
+                                    : mode == DMO_SHUTDOWN_REBOOT ? DMO_GOING_DOWN_REBOOT
+                                                                  : DMO_GOING_DOWN_POWEROFF);
+        dmo_progress_set_phase(cfg->progress, DMO_PHASE_POWEROFF);
         h->res->shutdown_used = mode;
         return h->snap->ops->shutdown(h->snap, mode);
 }

@@ -73,6 +73,7 @@ struct dmo_progress {
         atomic_uint_fast64_t pages_total;
         atomic_uint abort_state; /* ABORT_* bits: one word, so no request is lost */
         atomic_int phase;
+        atomic_int going_down; /* enum dmo_going_down */
 
         _Alignas(64) pthread_mutex_t lock;
         enum dmo_mode mode;
@@ -195,6 +196,11 @@ void dmo_progress_set_phase(struct dmo_progress *p, enum dmo_phase phase)
         dmo_rate_reset(&p->rate, p->phase_pages);
         atomic_store(&p->phase, (int)phase);
         pthread_mutex_unlock(&p->lock);
+}
+
+void dmo_progress_set_going_down(struct dmo_progress *p, enum dmo_going_down how)
+{
+        atomic_store(&p->going_down, (int)how);
 }
 
 void dmo_progress_set_total(struct dmo_progress *p, uint64_t pages)
@@ -325,6 +331,7 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
         unsigned abort_state = atomic_load(&p->abort_state);
         out->abort_requested = (abort_state & ABORT_REQUESTED) != 0;
         out->abortable = (abort_state & ABORT_OPEN) != 0;
+        out->going_down = (enum dmo_going_down)atomic_load(&p->going_down);
         out->mb_per_s = bps / 1e6;
         out->eta_s = -1;
 
@@ -379,6 +386,19 @@ const char *dmo_phase_label(enum dmo_phase phase)
 {
         const char *label = phase_label(phase);
         return label[0] ? _(label) : "";
+}
+
+static const char *const going_down_labels[] = {
+    [DMO_GOING_DOWN_POWEROFF] = N_("Powering off"),
+    [DMO_GOING_DOWN_REBOOT] = N_("Restarting"),
+    [DMO_GOING_DOWN_SUSPEND] = N_("Suspending"),
+};
+DMO_STRING_TABLE_TO_STRING(static, going_down_label, enum dmo_going_down, going_down_labels, "")
+
+const char *dmo_progress_phase_label(enum dmo_phase phase, enum dmo_going_down how)
+{
+        const char *label = phase == DMO_PHASE_POWEROFF ? going_down_label(how) : "";
+        return label[0] ? _(label) : dmo_phase_label(phase);
 }
 
 int dmo_progress_data_percent(const struct dmo_progress_snapshot *s)

@@ -45,6 +45,14 @@ enum dmo_phase {
         DMO_PHASE_COUNT
 };
 
+/* How the machine goes down once the image is written: what
+ * DMO_PHASE_POWEROFF is called (a hybrid sleep suspends to RAM). */
+enum dmo_going_down {
+        DMO_GOING_DOWN_POWEROFF,
+        DMO_GOING_DOWN_REBOOT,
+        DMO_GOING_DOWN_SUSPEND,
+};
+
 /* A consistent copy of the model at one instant. */
 struct dmo_progress_snapshot {
         enum dmo_mode mode;
@@ -59,8 +67,9 @@ struct dmo_progress_snapshot {
         double eta_s;          /* seconds left, < 0 while unknown */
         double elapsed_s;      /* since dmo_progress_new() */
         bool abort_requested;
-        bool abortable;    /* false once the signature is being written */
-        char message[256]; /* latest message for the person, already translated */
+        bool abortable;                 /* false once the signature is being written */
+        enum dmo_going_down going_down; /* set before DMO_PHASE_POWEROFF */
+        char message[256];              /* latest message for the person, already translated */
 };
 
 struct dmo_progress;
@@ -70,6 +79,9 @@ void dmo_progress_free(struct dmo_progress *p);
 
 /* Engine side. */
 void dmo_progress_set_phase(struct dmo_progress *p, enum dmo_phase phase);
+/* How the machine will go down (default: power off); set it before
+ * entering DMO_PHASE_POWEROFF, whose label it chooses. */
+void dmo_progress_set_going_down(struct dmo_progress *p, enum dmo_going_down how);
 void dmo_progress_set_total(struct dmo_progress *p, uint64_t pages);
 void dmo_progress_add_pages(struct dmo_progress *p, uint64_t pages);
 /* Bytes stored (hibernate) or read (resume), and the time the device took
@@ -101,6 +113,9 @@ void dmo_progress_sample(struct dmo_progress *p, struct dmo_progress_snapshot *o
 /* Name of a phase for logs (untranslated, stable) and for people (translated). */
 const char *dmo_phase_id(enum dmo_phase phase);
 const char *dmo_phase_label(enum dmo_phase phase);
+/* The same for people, DMO_PHASE_POWEROFF named after how the machine goes
+ * down ("Restarting", "Suspending"); what renderers show. */
+const char *dmo_progress_phase_label(enum dmo_phase phase, enum dmo_going_down how);
 
 /* The share of the image's pages done, in percent, for the text log's
  * lines that print it beside the page counts ("31250 of 100000 pages

@@ -97,6 +97,12 @@ static void load_strings(struct text_strings *s, bool utf8)
                 if (s->label_cols[i] > s->label_width)
                         s->label_width = s->label_cols[i];
         }
+        for (int how = DMO_GOING_DOWN_POWEROFF; how <= DMO_GOING_DOWN_SUSPEND; how++) {
+                int cols = text_cols(
+                    dmo_progress_phase_label(DMO_PHASE_POWEROFF, (enum dmo_going_down)how), utf8);
+                if (cols > s->label_width)
+                        s->label_width = cols;
+        }
         s->mbps = _("%u MB/s");
         s->secs = _("%u s left");
         s->mins = _("%u min left");
@@ -342,7 +348,10 @@ static int stats_reserve(const struct text_output *t)
 static const char *phase_text(const struct text_output *t, const struct dmo_progress_snapshot *p,
                               enum dmo_phase ph)
 {
-        return ph == DMO_PHASE_WAIT && p->message[0] ? p->message : t->s.labels[ph];
+        if (ph == DMO_PHASE_WAIT && p->message[0])
+                return p->message;
+        return ph == DMO_PHASE_POWEROFF ? dmo_progress_phase_label(ph, p->going_down)
+                                        : t->s.labels[ph];
 }
 
 static size_t tty_progress_line(struct text_output *t, const struct dmo_scene *sc, char *buf,
@@ -444,7 +453,7 @@ static void log_totals(struct text_output *t, const struct dmo_progress_snapshot
         int n = snprintf(t->line, sizeof(t->line),
                          cached(t->s.log_totals, "[100%%] %s: %llu pages (%llu MB) in %u.%u s, %u "
                                                  "MB/s on average, %llu MB on disk\n"),
-                         t->s.labels[ph], (unsigned long long)p->pages_done,
+                         phase_text(t, p, ph), (unsigned long long)p->pages_done,
                          (unsigned long long)(p->bytes_in / MB), tenths / 10, tenths % 10, avg,
                          (unsigned long long)(p->bytes_out / MB));
         if (n > 0)
@@ -480,12 +489,12 @@ static int render_log(struct text_output *t, const struct dmo_scene *sc)
                 if (share < 0) /* a phase without pages to count */
                         n = snprintf(t->line, sizeof(t->line),
                                      cached(t->s.log_phase, "[%3u%%] %s\n"), (unsigned)decile * 10,
-                                     t->s.labels[ph]);
+                                     phase_text(t, p, ph));
                 else
                         n = snprintf(
                             t->line, sizeof(t->line),
                             cached(t->s.log_progress, "[%3u%%] %s: %llu of %llu pages (%u%%)%s\n"),
-                            (unsigned)decile * 10, t->s.labels[ph],
+                            (unsigned)decile * 10, phase_text(t, p, ph),
                             (unsigned long long)p->pages_done, (unsigned long long)p->pages_total,
                             (unsigned)share, tail);
         } else {
@@ -504,11 +513,11 @@ static int render_log(struct text_output *t, const struct dmo_scene *sc)
                 if (ph == DMO_PHASE_ABORTED)
                         n = snprintf(t->line, sizeof(t->line),
                                      cached(t->s.log_aborted, "%s after %llu of %llu pages. %s\n"),
-                                     t->s.labels[ph], (unsigned long long)p->pages_done,
+                                     phase_text(t, p, ph), (unsigned long long)p->pages_done,
                                      (unsigned long long)p->pages_total, p->message);
                 else if (ph == DMO_PHASE_FAILED)
                         n = snprintf(t->line, sizeof(t->line), cached(t->s.log_failed, "%s: %s\n"),
-                                     t->s.labels[ph], sc->detail[0] ? sc->detail : p->message);
+                                     phase_text(t, p, ph), sc->detail[0] ? sc->detail : p->message);
                 else
                         n = snprintf(t->line, sizeof(t->line),
                                      cached(t->s.log_phase, "[%3u%%] %s\n"), pct,

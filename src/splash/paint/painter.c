@@ -847,7 +847,7 @@ static void build_stats(const struct dmo_painter *p, const struct dmo_scene *sc,
         } while (0)
 
         out[0] = '\0';
-        APPEND("%s", dmo_phase_label(pr->phase));
+        APPEND("%s", dmo_progress_phase_label(pr->phase, pr->going_down));
         /* The bar's own percent, of the frame's bar: the two never disagree
          * (a data-phase share said "100 %" beside a bar at 95 % while the
          * restored system was being started). Rounded down, so 100 only
