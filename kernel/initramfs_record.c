@@ -7,17 +7,7 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
-
-static int hex_digit(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
+#include "util/parse.h"
 
 /* "none", or exactly 64 hex digits. */
 static int parse_digest(const char *v, bool *has, uint8_t out[DMO_SHA256_LEN])
@@ -29,7 +19,7 @@ static int parse_digest(const char *v, bool *has, uint8_t out[DMO_SHA256_LEN])
         if (strlen(v) != 2 * DMO_SHA256_LEN)
                 return -EINVAL;
         for (unsigned i = 0; i < DMO_SHA256_LEN; i++) {
-                int hi = hex_digit(v[2 * i]), lo = hex_digit(v[2 * i + 1]);
+                int hi = dmo_hex_value(v[2 * i]), lo = dmo_hex_value(v[2 * i + 1]);
                 if (hi < 0 || lo < 0)
                         return -EINVAL;
                 out[i] = (uint8_t)(hi << 4 | lo);

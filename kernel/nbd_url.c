@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/parse.h"
+
 static const char scheme_sep[] = "://";
 
 /* The scheme's length when spec starts with one that begins with "nbd"
@@ -117,17 +119,6 @@ static enum dmo_nbd_url_error parse_port(const char *p, size_t len, uint16_t *po
         return DMO_NBD_URL_OK;
 }
 
-static int hex_value(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 /* A byte allowed in a decoded export name. */
 static bool export_byte_ok(int c)
 {
@@ -142,7 +133,7 @@ static enum dmo_nbd_url_error parse_export(const char *s, struct dmo_nbd_url *ou
                 if (c == '?' || c == '#')
                         return DMO_NBD_URL_QUERY;
                 if (c == '%') {
-                        int hi = hex_value(s[1]), lo = hi < 0 ? -1 : hex_value(s[2]);
+                        int hi = dmo_hex_value(s[1]), lo = hi < 0 ? -1 : dmo_hex_value(s[2]);
                         if (lo < 0)
                                 return DMO_NBD_URL_BAD_EXPORT;
                         c = hi * 16 + lo;

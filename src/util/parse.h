@@ -26,4 +26,18 @@ int dmo_parse_size(const char *s, uint64_t *bytes);
 /* A decimal fraction ("0.42", "2", "1.5") within [min, max]. */
 int dmo_parse_double(const char *s, double min, double max, double *out);
 
+/* One hexadecimal digit's value (either case), -1 for anything else.
+ * Inline, so that a parser linked on its own (a fuzz target) needs no
+ * more than this header. */
+static inline int dmo_hex_value(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
 #endif
