@@ -4,7 +4,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -17,6 +16,9 @@
 #include <unistd.h>
 
 #include "kernel/nbd_url.h"
+#include "util/clock.h"
+#include "util/parse.h"
+#include "util/small_file.h"
 
 static const unsigned poll_ms = 20;
 static const unsigned default_io_timeout_s = 30;
@@ -46,9 +48,7 @@ void dmo_nbd_env_default(struct dmo_nbd_env *env)
 
 static uint64_t now_ms(void)
 {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+        return dmo_clock_ns(CLOCK_MONOTONIC) / 1000000u;
 }
 
 int dmo_nbd_run_program(void *ctx, char *const argv[], unsigned timeout_ms)
@@ -101,21 +101,12 @@ static int run(const struct dmo_nbd_env *env, char *const argv[])
 static int read_u64(const char *path, uint64_t *v)
 {
         char buf[32];
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        ssize_t n = read(fd, buf, sizeof(buf) - 1);
-        close(fd);
-        if (n <= 0)
-                return -EIO;
-        buf[n] = '\0';
-        char *end;
-        errno = 0;
-        unsigned long long x = strtoull(buf, &end, 10);
-        if (errno || end == buf)
-                return -EIO;
-        *v = x;
-        return 0;
+        ssize_t n = dmo_read_small_file(path, buf, sizeof(buf));
+        if (n < 0)
+                return (int)n;
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+                buf[--n] = '\0';
+        return dmo_parse_u64(buf, v) == 0 ? 0 : -EIO;
 }
 
 static int block_attr(const struct dmo_nbd_env *env, unsigned index, const char *attr, uint64_t *v)
