@@ -152,6 +152,9 @@ check "premount: \"resume device\" in dormouse.conf wins over conf.d/resume" \
 rm -f "$root/etc/dormouse.conf"
 # A resume device on the network: the network comes up first (initramfs-
 # tools' configure_networking), and dormouse resume reads the device itself.
+# (rm first: busybox 1.37's --install made bin/nbd-client a link to
+# /bin/busybox, which a write would follow out of the chroot)
+rm -f "$root/bin/nbd-client"
 printf '#!/bin/sh\nexit 0\n' >"$root/bin/nbd-client"
 chmod +x "$root/bin/nbd-client"
 run 1 "root=/dev/vda1 ip=dhcp dormouse.resume=nbd://server.lab/swap" resume=UUID=0a1b2c3d IP=dhcp
@@ -181,6 +184,18 @@ check "premount: no nbd-client in the initramfs: said, with the way out" \
 	logged "this initramfs has no nbd-client; install nbd-client and run update-initramfs -u"
 check "premount: and dormouse still runs (it says the server cannot be reached; the boot goes on)" \
 	sh -c 'grep -qx "network=down" "$1/tmp/calls"' sh "$root"
+# busybox's own nbd-client applet (Debian 13's busybox has one; it has no
+# netlink mode) linked the way initramfs-tools links applets: not nbd-client.
+ln "$root/bin/busybox" "$root/bin/nbd-client"
+run 1 "root=/dev/vda1 dormouse.resume=nbd://server.lab/swap"
+check "premount: busybox's nbd-client applet (a hard link) is not taken for nbd-client" \
+	logged "this initramfs has no nbd-client; install nbd-client and run update-initramfs -u"
+rm -f "$root/bin/nbd-client"
+ln -s /bin/busybox "$root/bin/nbd-client"
+run 1 "root=/dev/vda1 dormouse.resume=nbd://server.lab/swap"
+check "premount: nor a symbolic link to busybox" \
+	logged "this initramfs has no nbd-client; install nbd-client and run update-initramfs -u"
+rm -f "$root/bin/nbd-client"
 
 # The hook records where it put the configuration (the path the binary
 # reads, $sysconfdir/dormouse.conf); the script looks there.
