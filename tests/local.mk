@@ -193,7 +193,20 @@ check-vm-power-cut: dormouse$(EXEEXT)
 	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse \
 		--scenario power-cut --scenario power-cut-resume --power-cuts $${CUTS:-30}
-.PHONY: check-vm check-vm-bookworm check-vm-soak check-vm-power-cut
+# check-vm-memory-pressure: issue 27's workload at 85-95 % of RAM, the
+# kernel's own path beside dormouse's.
+check-vm-memory-pressure: dormouse$(EXEEXT)
+	$(top_srcdir)/tools/install-deps --if-missing
+	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse \
+		--scenario memory-pressure
+# check-vm-gpus: issue 38's screens on virtio-gpu: one head, a 4K laptop
+# panel (scale 2), two heads.
+check-vm-gpus: dormouse$(EXEEXT)
+	$(top_srcdir)/tools/install-deps --if-missing
+	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse \
+		--scenario virtio-gpu --scenario 4k --scenario two-heads
+.PHONY: check-vm check-vm-bookworm check-vm-soak check-vm-power-cut check-vm-memory-pressure \
+	check-vm-gpus
 # Its phase table's parser, on serial logs captured from a run (no QEMU).
 TESTS += tests/vm/phases-test.py
 # The power cuts' write log (tests/vm/writelog.py), on logs made by the test.

@@ -51,7 +51,14 @@ load_modules() {
 	while read -r m; do
 		[ -n "$m" ] || continue
 		[ -n "$skip" ] && [ "${m%%.ko*}" = "$skip" ] && continue
-		insmod "/lib/modules/$m" || say "MODULE failed $m"
+		# NAME.PARAM=VALUE on the command line: modprobe hands those to a
+		# module, insmod does not (drm.edid_firmware= for the 4k scenario)
+		name=${m%%.ko*}
+		params=
+		for w in $(cat /proc/cmdline); do
+			case "$w" in "$name".*=*) params="$params ${w#"$name".}" ;; esac
+		done
+		insmod "/lib/modules/$m" $params || say "MODULE failed $m"
 	done < /modules.order
 	# vmnodisk=1: a guest with no disk (nbd: the image goes to the network)
 	[ "$(arg vmnodisk 0)" = 1 ] && return 0
@@ -101,6 +108,16 @@ start_workload() {
 	i=0
 	while [ ! -s /tmp/token ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 	say "TOKEN $(cat /tmp/token 2>/dev/null)"
+	# vmcache=MIB: that much page cache beside the workload's anonymous
+	# memory (the memory-pressure scenario): the swap disk's second half
+	# read through the page cache, where neither the image nor swapped-out
+	# pages go first and nothing reads it back but the kernel's reclaim.
+	cache=$(arg vmcache 0)
+	if [ "$cache" != 0 ]; then
+		dd if=/dev/vda of=/dev/null bs=1M skip=512 count="$cache" 2>/dev/null || say "CACHE short"
+		say "MEMUSED $(awk '/^MemTotal:/ {t = $2} /^MemFree:/ {f = $2} /^Cached:/ {c = $2}
+			END {printf "%d %% of %d kB, %d kB cached", (t - f) * 100 / t, t, c}' /proc/meminfo)"
+	fi
 	# let the counter run a little so the host sees it before and after
 	sleep 1
 	memstat before
@@ -359,9 +376,30 @@ measure_speed() {
 	rm -f /tmp/speed
 }
 
+# vmdrm=1: the display card's driver and each connector's status and
+# preferred mode (the GPU scenarios: virtio-gpu, two heads, 4K)
+drm_report() {
+	[ "$(arg vmdrm 0)" = 1 ] || return 0
+	i=0
+	while [ ! -e /dev/dri/card0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	drv=$(readlink /sys/class/drm/card0/device/driver 2>/dev/null)
+	# a virtio card: the PCI function's driver is virtio-pci, the GPU's
+	# is on its virtio device
+	for v in /sys/class/drm/card0/device/virtio*/driver; do
+		[ -e "$v" ] && drv=$(readlink "$v")
+	done
+	heads=
+	for c in /sys/class/drm/card0-*; do
+		[ -e "$c/status" ] || continue
+		heads="$heads ${c##*/card0-}=$(cat "$c/status"):$(head -n 1 "$c/modes" 2>/dev/null)"
+	done
+	say "DRM driver=${drv##*/} connectors:$heads"
+}
+
 mode=$(arg vmtest probe)
 say "INIT mode=$mode kernel=$(uname -r)"
 load_modules
+drm_report
 measure_speed
 
 case "$mode" in
