@@ -47,16 +47,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <lz4.h>
+
 #include "cli/config.h"
 #include "codec/codec.h"
 #include "codec/hash.h"
 #include "crypto/crypto.h"
+#include "image/format.h"
 #include "image/reader.h"
 #include "engine/engine.h"
 #include "kernel/blockdev.h"
 #include "kernel/sim_kernel.h"
 #include "kernel/sim_pages.h"
 #include "progress/progress.h"
+#include "tests/bench-kernel-image.h"
 #include "tests/codec-testutil.h"
 #include "util/cleanup.h"
 
@@ -656,6 +660,311 @@ static int write_stream(const char *path, uint64_t pages, uint32_t page_size, do
         return fclose(f) == 0 ? 0 : -1;
 }
 
+/* Page streams for the size comparison with the kernel: the simulated
+ * kernel's (what the engine gets), and three others picked from it by page
+ * kind, each a pure function of the page's place like the engine's. */
+enum mix {
+        MIX_ENGINE,         /* the sim kernel's: 35% zero pages */
+        MIX_NO_ZERO,        /* without its zero pages, as Linux >= 6.9 hands them over */
+        MIX_INCOMPRESSIBLE, /* its random pages and one in four of the others */
+        MIX_TEXT_CODE,      /* text, code, page tables and copies only */
+        MIX_COUNT,
+};
+
+static const char *const mix_names[MIX_COUNT] = {
+    "sim kernel's stream (the engine's)",
+    "the same without zero pages",
+    "mostly incompressible (55% random)",
+    "text, code and page tables",
+};
+
+static bool mix_keeps(enum mix m, uint64_t index)
+{
+        if (m == MIX_ENGINE || index == 0)
+                return true;
+        enum dmo_sim_page_kind k = dmo_sim_page_kind(42, index);
+        switch (m) {
+        case MIX_NO_ZERO:
+                return k != DMO_SIM_PAGE_ZERO;
+        case MIX_INCOMPRESSIBLE:
+                return k == DMO_SIM_PAGE_RANDOM || (k != DMO_SIM_PAGE_ZERO && index % 4 == 0);
+        case MIX_TEXT_CODE:
+                return k == DMO_SIM_PAGE_TEXT || k == DMO_SIM_PAGE_CODE ||
+                       k == DMO_SIM_PAGE_POINTERS || k == DMO_SIM_PAGE_COPY;
+        default:
+                return true;
+        }
+}
+
+struct page_source {
+        enum mix mix;
+        uint64_t index; /* the next sim page to consider */
+};
+
+/* The stream's next page; the first is the sim's page 0 (all zero here,
+ * the header page in the engine's: one page either way). */
+static void source_next(struct page_source *s, uint8_t *buf, uint32_t page_size)
+{
+        while (!mix_keeps(s->mix, s->index))
+                s->index++;
+        dmo_sim_page_fill(42, s->index++, buf, page_size);
+}
+
+/* What dormouse's image holds for a stream at one speed, laid out as the
+ * writer lays it out: chunks (header + payload) back to back, the stream
+ * padded to a page, one extent-map page (the swap's slots in one run; the
+ * engine's own image says how many it took) and the header page. */
+struct dmo_size {
+        uint64_t chunks, payload, zero_pages, raw_chunks, bytes;
+};
+
+static uint64_t dormouse_bytes(uint64_t chunks, uint64_t payload, uint32_t page_size)
+{
+        const uint64_t stream = chunks * DMO_CHUNK_HEADER_LEN + payload;
+        return (stream + page_size - 1) / page_size * page_size + 2 * (uint64_t)page_size;
+}
+
+/* The engine's codec on a mix: its workers, its random-data trial, at
+ * speed (dmo_codec_set_speed) with chunk_pages pages a chunk. 0 or < 0. */
+static int codec_size(const struct cycle_args *a, enum mix mix, uint64_t pages,
+                      unsigned chunk_pages, unsigned speed, uint32_t page_size,
+                      struct dmo_size *out)
+{
+        struct dmo_codec_params cp = codec_params(a, DMO_CODEC_ENCODE, page_size);
+        cp.chunk_pages = chunk_pages;
+        struct dmo_codec *c;
+        if (dmo_codec_new(&cp, &c) < 0)
+                return -1;
+        dmo_codec_set_speed(c, speed);
+        struct page_source src = {mix, 0};
+        struct dmo_size s = {0};
+        uint64_t next = 0;
+        for (;;) {
+                struct dmo_chunk *ch;
+                while (next < pages && dmo_codec_acquire(c, &ch) == 0) {
+                        uint64_t n = pages - next < chunk_pages ? pages - next : chunk_pages;
+                        for (uint64_t k = 0; k < n; k++)
+                                source_next(&src, ch->pages + k * page_size, page_size);
+                        ch->npages = (uint32_t)n;
+                        next += n;
+                        dmo_codec_submit(c, ch);
+                }
+                int r = dmo_codec_collect(c, &ch, true);
+                if (r == -ENODATA)
+                        break;
+                if (r < 0) {
+                        dmo_codec_free(c);
+                        return -1;
+                }
+                s.chunks++;
+                s.payload += ch->payload_len;
+                s.zero_pages += (uint64_t)__builtin_popcountll(ch->zero_map);
+                if (!(ch->flags & DMO_CHUNK_COMPRESSED) && ch->payload_len)
+                        s.raw_chunks++;
+                dmo_codec_release(c, ch);
+        }
+        dmo_codec_free(c);
+        s.bytes = dormouse_bytes(s.chunks, s.payload, page_size);
+        *out = s;
+        return 0;
+}
+
+/* The same chunks without the codec's random-data trial: every chunk's
+ * non-zero pages through LZ4 at acceleration 1, stored raw only where LZ4
+ * does not shrink them. The trial's cost in bytes is the difference. */
+static int lz4_no_trial_size(enum mix mix, uint64_t pages, uint32_t page_size, struct dmo_size *out)
+{
+        const size_t chunk = (size_t)DMO_CHUNK_MAX_PAGES * page_size;
+        uint8_t *in = malloc(chunk), *dst = malloc(chunk);
+        if (!in || !dst) {
+                free(in);
+                free(dst);
+                return -1;
+        }
+        struct page_source src = {mix, 0};
+        struct dmo_size s = {0};
+        for (uint64_t next = 0; next < pages;) {
+                uint64_t n =
+                    pages - next < DMO_CHUNK_MAX_PAGES ? pages - next : DMO_CHUNK_MAX_PAGES;
+                size_t nz = 0;
+                for (uint64_t k = 0; k < n; k++) {
+                        uint8_t *p = in + nz * page_size;
+                        source_next(&src, p, page_size);
+                        bool zero = p[0] == 0 && memcmp(p, p + 1, page_size - 1) == 0;
+                        if (zero)
+                                s.zero_pages++;
+                        else
+                                nz++;
+                }
+                next += n;
+                const int len = (int)(nz * page_size);
+                int c = len ? LZ4_compress_default((const char *)in, (char *)dst, len, len - 1) : 0;
+                s.payload += c > 0 ? (uint64_t)c : (uint64_t)len;
+                s.raw_chunks += c <= 0 && len > 0;
+                s.chunks++;
+        }
+        free(in);
+        free(dst);
+        s.bytes = dormouse_bytes(s.chunks, s.payload, page_size);
+        *out = s;
+        return 0;
+}
+
+/* The kernel's image of a mix with algo; 0, or < 0 (-ENOSYS: not built). */
+static int kernel_size(enum dmo_kernel_compressor algo, enum mix mix, uint64_t pages,
+                       uint32_t page_size, struct dmo_kernel_image_size *out)
+{
+        struct dmo_kernel_image *k;
+        int r = dmo_kernel_image_new(algo, page_size, &k);
+        if (r < 0)
+                return r;
+        struct page_source src = {mix, 0};
+        for (uint64_t i = 0; r == 0 && i < pages; i++) {
+                source_next(&src, dmo_kernel_image_page(k), page_size);
+                r = dmo_kernel_image_add(k);
+        }
+        if (r == 0)
+                r = dmo_kernel_image_finish(k, out);
+        dmo_kernel_image_free(k);
+        return r;
+}
+
+static double mbytes(uint64_t b)
+{
+        return (double)b / 1e6;
+}
+
+/* "0.97 0.99": dormouse's bytes over the kernel's LZO and LZ4 images
+ * ("-" where not modelled). */
+static const char *vs_kernel(char *buf, size_t len, uint64_t ours,
+                             const struct dmo_kernel_image_size k[2], const bool have[2])
+{
+        char lzo[16] = "   -", lz4[16] = "   -";
+        if (have[0])
+                snprintf(lzo, sizeof(lzo), "%4.2f", (double)ours / (double)k[0].bytes);
+        if (have[1])
+                snprintf(lz4, sizeof(lz4), "%4.2f", (double)ours / (double)k[1].bytes);
+        snprintf(buf, len, "%s %s", lzo, lz4);
+        return buf;
+}
+
+/* The pace's speeds, as in the codec-alone lines. */
+static const unsigned size_speeds[] = {1, 2, 4, 8, DMO_CODEC_SPEED_STORE};
+#define N_SIZE_SPEEDS DMO_ARRAY_SIZE(size_speeds)
+
+/* dormouse's image against what Linux's own hibernation would store for
+ * the same pages (tests/bench-kernel-image.h), on the engine's stream (the
+ * engine's own image, and the codec alone at each speed the pace can
+ * pick) and on three other mixes (the codec alone, mix_pages pages each),
+ * then where the bytes of the engine's stream go. Untimed. */
+static int print_size_against_kernel(const struct cycle_args *a, uint64_t pages, uint64_t mix_pages,
+                                     uint32_t page_size, const struct dmo_engine_stats *eng,
+                                     uint64_t extents)
+{
+        printf("\nimage size against the kernel's own hibernation of the same pages "
+               "(kernel/power/swap.c, 6.12: 32-page blocks, an 8-byte length each, padded to "
+               "pages, the swap map; liblzo2's lzo1x_1_compress, liblz4's "
+               "LZ4_compress_default); dormouse at each speed: the codec alone in the writer's "
+               "layout; each cell: dormouse / kernel LZO, dormouse / kernel LZ4\n");
+        printf("%-36s %7s %7s %7s | %-9s %-9s %-9s %-9s %-9s | %-9s\n", "", "MB", "LZO MB",
+               "LZ4 MB", "accel 1", "accel 2", "accel 4", "accel 8", "stored", "engine");
+        static const enum dmo_kernel_compressor algos[2] = {DMO_KERNEL_LZO, DMO_KERNEL_LZ4};
+        struct dmo_kernel_image_size keng[2] = {{0}};
+        bool have[2] = {false, false};
+        struct dmo_size at_speed[N_SIZE_SPEEDS];
+        for (int m = 0; m < MIX_COUNT; m++) {
+                const uint64_t n = m == MIX_ENGINE ? pages : mix_pages;
+                struct dmo_kernel_image_size k[2] = {{0}};
+                for (int i = 0; i < 2; i++) {
+                        int r = kernel_size(algos[i], (enum mix)m, n, page_size, &k[i]);
+                        if (r < 0 && r != -ENOSYS)
+                                return -1;
+                        have[i] = r == 0;
+                }
+                char cells[N_SIZE_SPEEDS + 1][32];
+                for (size_t i = 0; i < N_SIZE_SPEEDS; i++) {
+                        struct dmo_size s;
+                        if (codec_size(a, (enum mix)m, n, DMO_CHUNK_MAX_PAGES, size_speeds[i],
+                                       page_size, &s) < 0)
+                                return -1;
+                        if (m == MIX_ENGINE)
+                                at_speed[i] = s;
+                        vs_kernel(cells[i], sizeof(cells[i]), s.bytes, k, have);
+                }
+                if (m == MIX_ENGINE) {
+                        vs_kernel(cells[N_SIZE_SPEEDS], sizeof(cells[0]), eng->stored_bytes, k,
+                                  have);
+                        keng[0] = k[0];
+                        keng[1] = k[1];
+                } else {
+                        cells[N_SIZE_SPEEDS][0] = '\0';
+                }
+                char lzo_mb[16] = "-";
+                if (have[0])
+                        snprintf(lzo_mb, sizeof(lzo_mb), "%.1f", mbytes(k[0].bytes));
+                printf("%-36s %7.1f %7s %7.1f | %-9s %-9s %-9s %-9s %-9s | %-9s\n", mix_names[m],
+                       mbytes(n * page_size), lzo_mb, mbytes(k[1].bytes), cells[0], cells[1],
+                       cells[2], cells[3], cells[4], cells[5]);
+        }
+
+        /* Where the bytes of the engine's stream go, each lever alone
+         * against dormouse at acceleration 1 (MB, and % of the kernel's LZ4
+         * image). */
+        struct dmo_size half, no_trial;
+        if (codec_size(a, MIX_ENGINE, pages, DMO_CHUNK_MAX_PAGES / 2, 1, page_size, &half) < 0 ||
+            lz4_no_trial_size(MIX_ENGINE, pages, page_size, &no_trial) < 0)
+                return -1;
+        const struct dmo_size *one = &at_speed[0];
+        const double k4 = (double)keng[1].bytes;
+#define PCT(b) (100.0 * (double)(b) / k4)
+        printf("where the bytes go, the engine's stream (MB; %% of the kernel's LZ4 image):\n");
+        for (int i = 0; i < 2; i++) {
+                if (!have[i] && i == 0)
+                        continue;
+                const struct dmo_kernel_image_size *k = &keng[i];
+                printf("  kernel %s: %.1f = compressed %.1f (%llu blocks) + lengths %.2f + page "
+                       "padding %.1f (%.1f%%) + header page and %llu swap-map pages %.2f\n",
+                       dmo_kernel_image_name(algos[i]), mbytes(k->bytes), mbytes(k->cmp_bytes),
+                       (unsigned long long)k->blocks, mbytes(k->header_bytes), mbytes(k->pad_bytes),
+                       PCT(k->pad_bytes), (unsigned long long)k->map_pages,
+                       mbytes((1 + k->map_pages) * page_size));
+        }
+        const uint64_t hdrs = one->chunks * DMO_CHUNK_HEADER_LEN;
+        printf("  dormouse, LZ4 acceleration 1: %.1f = payload %.1f (%llu zero pages elided, "
+               "%llu of %llu chunks raw) + chunk headers %.2f (%.2f%%) + stream tail, map and "
+               "header pages %.2f\n",
+               mbytes(one->bytes), mbytes(one->payload), (unsigned long long)one->zero_pages,
+               (unsigned long long)one->raw_chunks, (unsigned long long)one->chunks, mbytes(hdrs),
+               PCT(hdrs), mbytes(one->bytes - one->payload - hdrs));
+        printf("  the codec's random-data trial: %+.2f (%+.2f%%; %llu chunks raw with it, %llu "
+               "without)\n",
+               mbytes(one->payload) - mbytes(no_trial.payload),
+               PCT((double)one->payload - (double)no_trial.payload),
+               (unsigned long long)one->raw_chunks, (unsigned long long)no_trial.raw_chunks);
+        printf("  32-page chunks instead of 64: %+.2f (%+.2f%%)\n",
+               mbytes(half.bytes) - mbytes(one->bytes),
+               PCT((double)half.bytes - (double)one->bytes));
+        for (size_t i = 1; i < N_SIZE_SPEEDS; i++) {
+                char label[48];
+                if (size_speeds[i] == DMO_CODEC_SPEED_STORE)
+                        snprintf(label, sizeof(label), "every chunk stored as it is");
+                else
+                        snprintf(label, sizeof(label), "the pace at acceleration %u",
+                                 size_speeds[i]);
+                printf("  %s: %+.1f (%+.1f%%)\n", label,
+                       mbytes(at_speed[i].bytes) - mbytes(one->bytes),
+                       PCT((double)at_speed[i].bytes - (double)one->bytes));
+        }
+        printf("  the engine's image: %+.1f (%+.1f%%; LZ4 mean speed %.2f, %llu of %llu chunks "
+               "stored as they are, %llu extents)\n",
+               mbytes(eng->stored_bytes) - mbytes(one->bytes),
+               PCT((double)eng->stored_bytes - (double)one->bytes), eng->profile.mean_speed,
+               (unsigned long long)eng->profile.stored_chunks,
+               (unsigned long long)eng->profile.chunks, (unsigned long long)extents);
+#undef PCT
+        return 0;
+}
+
 static int make_swap(const char *swap, uint64_t size)
 {
         char cmd[1024];
@@ -1111,6 +1420,15 @@ int main(int argc, char **argv)
                        "RLIMIT_MEMLOCK)\n");
         if (a.lock_memory && dormouse)
                 print_splash_memory(dormouse, size, swap, work);
+
+        /* The image against the kernel's own path, on the same pages; the
+         * other mixes at up to 256 MiB each (their ratios do not depend on
+         * the size). */
+        const uint64_t mix_pages =
+            pages < (256u << 20) / page_size ? pages : (256u << 20) / page_size;
+        if (print_size_against_kernel(&a, pages, mix_pages, page_size, &hib.stats, image_extents) <
+            0)
+                return 1;
 
         /* Levers, measured: what the disk gives the image's own size with
          * larger requests and with O_DIRECT (dd: one request in flight), and

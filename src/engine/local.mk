@@ -5,8 +5,10 @@ src_engine_libdmo_engine_a_SOURCES = src/engine/engine.c src/engine/engine.h \
 	src/engine/resumable.c src/engine/resumable.h
 
 noinst_PROGRAMS += tests/bench-hibernate
-tests_bench_hibernate_SOURCES = tests/bench-hibernate.c
-tests_bench_hibernate_LDADD = $(DMO_LIBS_ALL) $(DMO_LIBS)
+tests_bench_hibernate_SOURCES = tests/bench-hibernate.c \
+	tests/bench-kernel-image.c tests/bench-kernel-image.h
+tests_bench_hibernate_CFLAGS = $(AM_CFLAGS) $(LZO_CFLAGS)
+tests_bench_hibernate_LDADD = $(DMO_LIBS_ALL) $(DMO_LIBS) $(LZO_LIBS)
 
 # The engine in-process behind a recording snapshot (order of kernel calls,
 # every failure and abort path, the rules after the signature).
