@@ -188,11 +188,13 @@ check-vm-soak: dormouse$(EXEEXT)
 	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse --scenario soak \
 		--soak-cycles $${SOAK_CYCLES:-100}
 # check-vm-power-cut: issue 27's power cuts at their length, CUTS (30) across
-# a hibernation's writes and CUTS / 2 during a resume (check-vm draws 10 and 5).
+# a hibernation's writes, the same across an encrypted one's, and CUTS / 2
+# during a resume (check-vm draws 10 and 5, and no encrypted ones).
 check-vm-power-cut: dormouse$(EXEEXT)
 	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse \
-		--scenario power-cut --scenario power-cut-resume --power-cuts $${CUTS:-30}
+		--scenario power-cut --scenario power-cut-encrypted --scenario power-cut-resume \
+		--power-cuts $${CUTS:-30}
 # check-vm-memory-pressure: issue 27's workload at 85-95 % of RAM, the
 # kernel's own path beside dormouse's.
 check-vm-memory-pressure: dormouse$(EXEEXT)
