@@ -32,8 +32,9 @@ struct call {
  * waits for VT_RELDISP in VT_PROCESS mode. */
 struct fake_vt {
         int active;
-        int free_vt; /* <= 0: VT_OPENQRY fails */
-        bool stuck;  /* the session never lets go (switches never happen) */
+        int free_vt;           /* <= 0: VT_OPENQRY fails */
+        unsigned short in_use; /* VT_GETSTATE's v_state: the VTs in use */
+        bool stuck;            /* the session never lets go (switches never happen) */
         int mode[64];
         int vt_mode[64]; /* VT_AUTO (0) or VT_PROCESS, by fd */
         int pending;     /* a switch waiting for VT_RELDISP, 0: none */
@@ -55,6 +56,7 @@ static int fake_ioctl(void *ctx, int fd, unsigned long req, unsigned long arg)
         switch (req) {
         case VT_GETSTATE:
                 ((struct vt_stat *)arg)->v_active = (unsigned short)v->active;
+                ((struct vt_stat *)arg)->v_state = v->in_use;
                 return 0;
         case VT_OPENQRY:
                 if (v->free_vt <= 0) {
@@ -280,6 +282,25 @@ static void test_switch_graphics_and_back_before_text_mode(void)
         rig_free(&g);
 }
 
+/* GDM starts its login screen when VT 1 is shown (and logs the user in
+ * again): when VT_OPENQRY says VT 1 is free, the splash takes the next VT
+ * that VT_GETSTATE shows free, and VT 1 only when none is. */
+static void test_the_login_vt_is_left_to_the_display_manager(void)
+{
+        struct rig g;
+        REQUIRE(rig_init(&g));
+        g.vt.free_vt = 1;
+        g.vt.in_use = (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | (1u << 6);
+        struct dmo_console *c;
+        REQUIRE(dmo_console_new(&g.p, &c) == 0);
+        CHECK_INT(dmo_console_vt(c), ==, 7);
+        CHECK_INT(g.vt.active, ==, 7);
+        CHECK_INT(find(&g.vt, 0, VT_ACTIVATE, 1), ==, -1);
+        dmo_console_free(c);
+        CHECK_INT(g.vt.active, ==, 2);
+        rig_free(&g);
+}
+
 /* A VT in text mode is redrawn by the console the moment it is shown: with
  * a screen to come, the VT is in graphics mode before the switch, and a
  * screen's own request later changes nothing. */
@@ -439,6 +460,7 @@ DMO_TEST_MAIN(T(test_no_tty0_is_enoent_and_changes_nothing),
               T(test_no_free_vt_is_ebusy_and_nothing_switches),
               T(test_activation_that_never_happens_times_out_and_undoes),
               T(test_switch_graphics_and_back_before_text_mode),
+              T(test_the_login_vt_is_left_to_the_display_manager),
               T(test_graphics_before_the_switch_when_a_screen_will_draw),
               T(test_text_again_when_no_screen_draws),
               T(test_without_switch_graphics_goes_to_the_active_vt),

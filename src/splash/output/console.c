@@ -137,17 +137,41 @@ static int leave_in_graphics(struct dmo_console *c, int bound_ms)
         return r;
 }
 
+/* The VT a display manager logs people in on: GDM starts its login screen
+ * when this VT is shown (and tries its automatic login again), so showing
+ * the splash there left a GNOME session on another VT at resume. */
+static const int login_vt = 1;
+
+/* VT_OPENQRY's free VT, or when that is the login VT the next free one that
+ * VT_GETSTATE can tell (VTs 2-15, free where v_state's bit is clear, the
+ * test VT_OPENQRY makes); the login VT when none of them is free. */
+static int free_vt(struct dmo_console *c)
+{
+        int n = 0;
+        int r = xioctl(c, c->tty0_fd, VT_OPENQRY, (unsigned long)&n);
+        if (r < 0 || n <= 0)
+                return -EBUSY;
+        if (n != login_vt)
+                return n;
+        struct vt_stat st = {0};
+        if (xioctl(c, c->tty0_fd, VT_GETSTATE, (unsigned long)&st) < 0)
+                return n;
+        for (int vt = login_vt + 1; vt < 16; vt++)
+                if (!(st.v_state & (1u << vt)))
+                        return vt;
+        return n;
+}
+
 static int take_vt(struct dmo_console *c)
 {
         char path[256];
-        int n = 0;
         int r = active_vt(c);
         if (r < 0)
                 return r == -EINVAL ? -ENOTTY : r;
         c->previous_vt = r;
-        r = xioctl(c, c->tty0_fd, VT_OPENQRY, (unsigned long)&n);
-        if (r < 0 || n <= 0)
-                return -EBUSY;
+        int n = free_vt(c);
+        if (n < 0)
+                return n;
         snprintf(path, sizeof(path), "%s%d", c->p.tty_prefix ? c->p.tty_prefix : "/dev/tty", n);
         c->vt_fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
         if (c->vt_fd < 0)

@@ -6,7 +6,9 @@
  * - Owned by the splash session; outputs get it through their config and
  *   only ask it for graphics mode and how long to wait for DRM master.
  * - dmo_console_new() with switch_vt (hibernate from a desktop): takes a free
- *   VT (VT_OPENQRY on tty0), activates it and waits, bounded, by polling
+ *   VT (VT_OPENQRY on tty0; not VT 1 while VT_GETSTATE shows another of
+ *   VTs 2-15 free: GDM starts its login screen when VT 1 is shown),
+ *   activates it and waits, bounded, by polling
  *   VT_GETSTATE (VT_WAITACTIVE would block without a bound), so that logind
  *   pauses the session's DRM and input devices and the compositor drops DRM
  *   master. Without switch_vt it stays on the active VT (the initramfs).
