@@ -353,6 +353,48 @@ static struct dmo_codec_params codec_params(const struct cycle_args *a, enum dmo
         };
 }
 
+/* Feeds pages pages to the codec in chunks of chunk_pages, fill() writing
+ * page i, and hands each chunk back to done() before releasing it; 0, or
+ * -1 when the codec failed. */
+typedef void (*page_fill_fn)(void *ctx, uint64_t page, uint8_t *dst, uint32_t page_size);
+typedef void (*chunk_done_fn)(void *ctx, const struct dmo_chunk *ch);
+
+static int codec_run(struct dmo_codec *c, uint64_t pages, unsigned chunk_pages, uint32_t page_size,
+                     page_fill_fn fill, void *fill_ctx, chunk_done_fn done, void *done_ctx)
+{
+        uint64_t next = 0;
+        for (;;) {
+                struct dmo_chunk *ch;
+                while (next < pages && dmo_codec_acquire(c, &ch) == 0) {
+                        uint64_t n = pages - next < chunk_pages ? pages - next : chunk_pages;
+                        for (uint64_t k = 0; k < n; k++)
+                                fill(fill_ctx, next + k, ch->pages + k * page_size, page_size);
+                        ch->npages = (uint32_t)n;
+                        next += n;
+                        dmo_codec_submit(c, ch);
+                }
+                int r = dmo_codec_collect(c, &ch, true);
+                if (r == -ENODATA)
+                        return 0;
+                if (r < 0)
+                        return -1;
+                done(done_ctx, ch);
+                dmo_codec_release(c, ch);
+        }
+}
+
+/* The simulated kernel's page i (seed 42, the engine's stream). */
+static void sim_fill(void *ctx, uint64_t page, uint8_t *dst, uint32_t page_size)
+{
+        (void)ctx;
+        dmo_sim_page_fill(42, page, dst, page_size);
+}
+
+static void add_payload(void *ctx, const struct dmo_chunk *ch)
+{
+        *(uint64_t *)ctx += ch->payload_len;
+}
+
 /* The engine's codec alone on the same stream: the simulated kernel's
  * pages generated into each chunk (what the engine's read from the kernel
  * costs here), compressed and checksummed by the same workers; no I/O, no
@@ -366,28 +408,11 @@ static double codec_alone(const struct cycle_args *a, uint64_t pages, uint32_t p
         if (dmo_codec_new(&cp, &c) < 0)
                 return -1;
         dmo_codec_set_speed(c, speed);
-        uint64_t next = 0, out = 0;
+        uint64_t out = 0;
         double t0 = now_s();
-        for (;;) {
-                struct dmo_chunk *ch;
-                while (next < pages && dmo_codec_acquire(c, &ch) == 0) {
-                        uint64_t n = pages - next < cp.chunk_pages ? pages - next : cp.chunk_pages;
-                        for (uint64_t k = 0; k < n; k++)
-                                dmo_sim_page_fill(42, next + k, ch->pages + k * page_size,
-                                                  page_size);
-                        ch->npages = (uint32_t)n;
-                        next += n;
-                        dmo_codec_submit(c, ch);
-                }
-                int r = dmo_codec_collect(c, &ch, true);
-                if (r == -ENODATA)
-                        break;
-                if (r < 0) {
-                        dmo_codec_free(c);
-                        return -1;
-                }
-                out += ch->payload_len;
-                dmo_codec_release(c, ch);
+        if (codec_run(c, pages, cp.chunk_pages, page_size, sim_fill, NULL, add_payload, &out) < 0) {
+                dmo_codec_free(c);
+                return -1;
         }
         double t = now_s() - t0;
         dmo_codec_free(c);
@@ -724,6 +749,22 @@ static uint64_t dormouse_bytes(uint64_t chunks, uint64_t payload, uint32_t page_
         return (stream + page_size - 1) / page_size * page_size + 2 * (uint64_t)page_size;
 }
 
+static void mix_fill(void *ctx, uint64_t page, uint8_t *dst, uint32_t page_size)
+{
+        (void)page;
+        source_next(ctx, dst, page_size);
+}
+
+static void add_size(void *ctx, const struct dmo_chunk *ch)
+{
+        struct dmo_size *s = ctx;
+        s->chunks++;
+        s->payload += ch->payload_len;
+        s->zero_pages += (uint64_t)__builtin_popcountll(ch->zero_map);
+        if (!(ch->flags & DMO_CHUNK_COMPRESSED) && ch->payload_len)
+                s->raw_chunks++;
+}
+
 /* The engine's codec on a mix: its workers, its random-data trial, at
  * speed (dmo_codec_set_speed) with chunk_pages pages a chunk. 0 or < 0. */
 static int codec_size(const struct cycle_args *a, enum mix mix, uint64_t pages,
@@ -738,30 +779,9 @@ static int codec_size(const struct cycle_args *a, enum mix mix, uint64_t pages,
         dmo_codec_set_speed(c, speed);
         struct page_source src = {mix, 0};
         struct dmo_size s = {0};
-        uint64_t next = 0;
-        for (;;) {
-                struct dmo_chunk *ch;
-                while (next < pages && dmo_codec_acquire(c, &ch) == 0) {
-                        uint64_t n = pages - next < chunk_pages ? pages - next : chunk_pages;
-                        for (uint64_t k = 0; k < n; k++)
-                                source_next(&src, ch->pages + k * page_size, page_size);
-                        ch->npages = (uint32_t)n;
-                        next += n;
-                        dmo_codec_submit(c, ch);
-                }
-                int r = dmo_codec_collect(c, &ch, true);
-                if (r == -ENODATA)
-                        break;
-                if (r < 0) {
-                        dmo_codec_free(c);
-                        return -1;
-                }
-                s.chunks++;
-                s.payload += ch->payload_len;
-                s.zero_pages += (uint64_t)__builtin_popcountll(ch->zero_map);
-                if (!(ch->flags & DMO_CHUNK_COMPRESSED) && ch->payload_len)
-                        s.raw_chunks++;
-                dmo_codec_release(c, ch);
+        if (codec_run(c, pages, chunk_pages, page_size, mix_fill, &src, add_size, &s) < 0) {
+                dmo_codec_free(c);
+                return -1;
         }
         dmo_codec_free(c);
         s.bytes = dormouse_bytes(s.chunks, s.payload, page_size);
