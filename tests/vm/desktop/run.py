@@ -1858,7 +1858,17 @@ def scenario_xfce(h):
     growing bar, the whole screen back (Xorg repaints on its VT's return)."""
     r = xfce_round_trip(h, "xfce")
     h.pair["xfce"] = r
-    th, sim = require_dormouse_round_trip(h, r, "Xfce's Hibernate")
+    return ", ".join(desktop_verdict(h, r, "Xfce's Hibernate", "Xfce", "call",
+                                     [f"hibernate {r['hibernate']:.1f} s, resume {r['resume']:.1f} s"]))
+
+
+def desktop_verdict(h, r, what, desktop, trigger, more):
+    """What a desktop's round trip through dormouse must show (what names
+    the entry point, desktop the desktop, trigger the person's action):
+    require_dormouse_round_trip's checks, user.slice frozen (trixie), no
+    foreign frame between the desktop and the splash. Sets r["black_ms"];
+    returns the TAP detail, more at its end."""
+    th, sim = require_dormouse_round_trip(h, r, what)
     if freezes_user_slice():
         require_user_slice(r["vm1"], "froze")
     foreign, t_theme = foreign_frames(r["hib_frames"], r["t_call"], h.theme)
@@ -1867,21 +1877,20 @@ def scenario_xfce(h):
     detail = [check_counter(r), check_hooks(r), f"{len(th)} themed hibernate frames",
               f"screen after resume {sim:.0%} like before",
               f"handover: {len(foreign)} foreign frames",
-              f"first themed frame {t_theme:.2f} s after the call" if t_theme is not None else
+              f"first themed frame {t_theme:.2f} s after the {trigger}" if t_theme is not None else
               "no themed frame",
               f"black after restore: {ms:.0f} ms" if ms is not None else "no desktop frame",
-              f"hibernate {r['hibernate']:.1f} s, resume {r['resume']:.1f} s"]
+              *more]
     if foreign:
-        raise Failure(f"handover: {len(foreign)} foreign frames between Xfce and the splash: "
+        raise Failure(f"handover: {len(foreign)} foreign frames between {desktop} and the splash: "
                       + ", ".join(f"{k} at {t:.2f} s" for t, k in foreign) + "; " + ", ".join(detail))
-    return ", ".join(detail)
+    return detail
 
 
-def scenario_xfce_kernel(h):
-    """Issue 38's baseline: the same Hibernate on the kernel's own path
-    (dormouse's drop-in overridden), beside scenario xfce's figures when it
-    ran in the same run."""
-    r = xfce_round_trip(h, "xfce-kernel", "dmo.path=kernel")
+def kernel_twin(h, r):
+    """The kernel's own path ran (dormouse's drop-in overridden by the
+    generator's empty one) and powered off. Returns (how like the desktop
+    before the screen after is, the black after the restore in ms)."""
     drop = r["status1"].get("dropins", [])
     if not any(p.startswith("/run/systemd/generator") for p in drop):
         raise Failure(f"dormouse's drop-in was not overridden on the kernel path (drop-ins {drop})")
@@ -1889,6 +1898,15 @@ def scenario_xfce_kernel(h):
         raise Failure(f"QEMU exited with {r['rc1']} after the hibernation, not a power-off")
     sim, _ = whole_desktop(r)
     ms, _ = black_after_restore(r["res_frames"], h.theme)
+    return sim, ms
+
+
+def scenario_xfce_kernel(h):
+    """Issue 38's baseline: the same Hibernate on the kernel's own path
+    (dormouse's drop-in overridden), beside scenario xfce's figures when it
+    ran in the same run."""
+    r = xfce_round_trip(h, "xfce-kernel", "dmo.path=kernel")
+    sim, ms = kernel_twin(h, r)
     detail = [check_counter(r), check_hooks(r), f"screen after resume {sim:.0%} like before",
               f"black after restore: {ms:.0f} ms" if ms is not None else "no desktop frame",
               f"hibernate {r['hibernate']:.1f} s, resume {r['resume']:.1f} s"]
@@ -1965,23 +1983,9 @@ def scenario_gnome(h):
     h.pair["gnome"] = r
     if r["rc1"] != 0:
         raise Failure(f"GNOME's power button: QEMU exited with {r['rc1']}, not a power-off")
-    th, sim = require_dormouse_round_trip(h, r, "GNOME's power button")
-    if freezes_user_slice():
-        require_user_slice(r["vm1"], "froze")
-    foreign, t_theme = foreign_frames(r["hib_frames"], r["t_call"], h.theme)
-    ms, _ = black_after_restore(r["res_frames"], h.theme)
-    r["black_ms"] = ms
     chassis = next((l.split(None, 1)[1] for l in r["setup"] if l.startswith("CHASSIS ")), "?")
-    detail = [check_counter(r), check_hooks(r), f"{len(th)} themed hibernate frames",
-              f"screen after resume {sim:.0%} like before",
-              f"handover: {len(foreign)} foreign frames",
-              f"first themed frame {t_theme:.2f} s after the key" if t_theme is not None else
-              "no themed frame",
-              f"black after restore: {ms:.0f} ms" if ms is not None else "no desktop frame",
-              gnome_times(r), f"power-button-action 'hibernate', chassis {chassis}"]
-    if foreign:
-        raise Failure(f"handover: {len(foreign)} foreign frames between GNOME and the splash: "
-                      + ", ".join(f"{k} at {t:.2f} s" for t, k in foreign) + "; " + ", ".join(detail))
+    detail = desktop_verdict(h, r, "GNOME's power button", "GNOME", "key",
+                             [gnome_times(r), f"power-button-action 'hibernate', chassis {chassis}"])
     return ", ".join(detail)
 
 
@@ -1990,14 +1994,8 @@ def scenario_gnome_kernel(h):
     (dormouse's drop-in overridden), beside scenario gnome's figures when
     it ran in the same run."""
     r = gnome_round_trip(h, "gnome-kernel", "dmo.path=kernel")
-    drop = r["status1"].get("dropins", [])
-    if not any(p.startswith("/run/systemd/generator") for p in drop):
-        raise Failure(f"dormouse's drop-in was not overridden on the kernel path (drop-ins {drop})")
-    if r["rc1"] != 0:
-        raise Failure(f"QEMU exited with {r['rc1']} after the hibernation, not a power-off")
+    sim, ms = kernel_twin(h, r)
     image = kernel_path_ran(r)
-    sim, _ = whole_desktop(r)
-    ms, _ = black_after_restore(r["res_frames"], h.theme)
     detail = [image, check_counter(r), check_hooks(r), f"screen after resume {sim:.0%} like before",
               f"black after restore: {ms:.0f} ms" if ms is not None else "no desktop frame",
               gnome_times(r)]
