@@ -172,6 +172,28 @@ static void test_incompressible_pages_are_stored_raw(void)
         }
 }
 
+/* A chunk that is mostly compressible but random where three samples
+ * (start, middle, end) would look: the random-data trial samples eight
+ * places and compresses it (with three it went out raw, text and all). */
+static void test_random_at_start_middle_and_end_is_still_compressed(void)
+{
+        for (size_t a = 1; a < DMO_ARRAY_SIZE(algos); a++) {
+                struct dmo_codec *c = codec_for(algos[a], 0, 32);
+                REQUIRE(c);
+                struct bufs b;
+                bufs_init(&b, c, 32);
+                make_content(b.orig, 32, C_TEXT, 11);
+                static const unsigned random_pages[] = {0, 15, 16, 31};
+                for (size_t i = 0; i < DMO_ARRAY_SIZE(random_pages); i++)
+                        make_content(b.orig + random_pages[i] * PS, 1, C_RANDOM, 12 + (unsigned)i);
+                CHECK(round_trip(c, &b, 32));
+                CHECK(b.enc.flags & DMO_CHUNK_COMPRESSED);
+                CHECK_INT(b.enc.payload_len, <, 16 * PS);
+                bufs_free(&b);
+                dmo_codec_free(c);
+        }
+}
+
 static void test_zero_map_marks_exactly_the_zero_pages(void)
 {
         struct dmo_codec *c = codec_for(DMO_COMPRESS_NONE, 0, 64);
@@ -297,6 +319,7 @@ static void test_hash64_is_xxh3_64(void)
 DMO_TEST_MAIN(T(test_every_algorithm_round_trips_every_content_and_length),
               T(test_compressible_pages_are_compressed),
               T(test_incompressible_pages_are_stored_raw),
+              T(test_random_at_start_middle_and_end_is_still_compressed),
               T(test_zero_map_marks_exactly_the_zero_pages),
               T(test_levels_round_trip_and_bad_levels_are_rejected),
               T(test_bad_params_are_rejected), T(test_names_parse_and_unknown_names_are_rejected),
