@@ -207,8 +207,16 @@ check-vm-gpus: dormouse$(EXEEXT)
 	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse \
 		--scenario virtio-gpu --scenario 4k --scenario two-heads
+# check-vm-speed: issue 39's figures, dormouse against the kernel's own
+# path (LZO and LZ4) in paired rounds with one and two vCPUs; check-vm runs
+# one round trip of each path only.
+check-vm-speed: dormouse$(EXEEXT)
+	$(top_srcdir)/tools/install-deps --if-missing
+	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse \
+		--scenario kernel-baseline --scenario kernel-lz4 --scenario dormouse-roundtrip \
+		--scenario one-cpu --scenario two-cpus
 .PHONY: check-vm check-vm-bookworm check-vm-soak check-vm-power-cut check-vm-memory-pressure \
-	check-vm-gpus
+	check-vm-gpus check-vm-speed
 # Its phase table's parser, on serial logs captured from a run (no QEMU).
 TESTS += tests/vm/phases-test.py
 # The power cuts' write log (tests/vm/writelog.py), on logs made by the test.

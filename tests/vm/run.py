@@ -3805,7 +3805,11 @@ NOT_IN_DEFAULT = {"io-levers", "eta-slow-disk", "nbd", "nbd-server-gone", "nbd-c
                   # 45 minutes do not hold their 2 and 6 minutes
                   "memory-pressure", "virtio-gpu", "4k", "two-heads",
                   # make check-vm-power-cut: 10 more boots
-                  "power-cut-encrypted"}
+                  "power-cut-encrypted",
+                  # make check-vm-speed: paired rounds, figures only (about
+                  # 3 minutes; kernel-baseline and dormouse-roundtrip give
+                  # CI one pair)
+                  "one-cpu", "two-cpus"}
 
 
 def report_phases(h):
