@@ -131,6 +131,13 @@ def qemu_cpu():
 # One thread cannot race with itself; the default set took about as long
 # with it (under load: 87 s for kernel-path, 84 s for swapfile).
 TCG_THREAD = os.environ.get("DMO_VM_TCG_THREAD", "single")
+# QEMU's own trace events ($DMO_VM_QEMU_TRACE=PATTERN[,PATTERN...], e.g.
+# virtio_set_status,pci_cfg_write): what the guest's devices were told, with
+# the host's time of day, into WORK/qemu-NAME.trace (WORK/qemu-NAME.start
+# holds the time of day at power-on). For the stretches where the guest's
+# console says nothing: a suspended console, the kernel between the freeze
+# and the jump into the restored one.
+QEMU_TRACE = [e for e in os.environ.get("DMO_VM_QEMU_TRACE", "").split(",") if e]
 # sysrq_always_enabled: a guest that hangs is asked for its backtraces
 # (VM.hang_report).
 APPEND = "root=/dev/vda1 ro resume=/dev/vda2 console=ttyS0 panic=-1 loglevel=4 sysrq_always_enabled"
@@ -740,6 +747,9 @@ class DesktopVM(vmrun.VM):
                   if self.xfer else []),
                 *(["-acpitable", f"file={self.battery}", "-device", "pc-testdev"]
                   if self.battery else []),
+                *(["-msg", "timestamp=on", "-D", str(self.h.work / f"qemu-{self.name}.trace"),
+                   *[a for e in QEMU_TRACE for a in ("-trace", f"enable={e}")]]
+                  if QEMU_TRACE else []),
                 "-vga", "std", "-display", "none", "-nic", "none",
                 "-serial", "stdio", "-serial", f"unix:{self.cmdsock},server,nowait",
                 "-monitor", f"unix:{self.sock},server,nowait"]
@@ -752,6 +762,8 @@ class DesktopVM(vmrun.VM):
         (self.h.work / f"qemu-{self.name}.cmd").write_text(" ".join(cmd) + "\n")
         self.errlog = open(self.h.work / f"qemu-{self.name}.stderr", "wb")
         self.start_t = time.monotonic()
+        if QEMU_TRACE:
+            (self.h.work / f"qemu-{self.name}.start").write_text(f"{time.time():.6f}\n")
         self.deadline = self.start_t + self.limit
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if self.answer else subprocess.DEVNULL,
                                      stdout=subprocess.PIPE,
