@@ -447,6 +447,24 @@ static void io_errors_on_write_and_read(void)
                       swap),
                   ==, 6);
         CHECK(strcmp(blkid_type(swap), "swap") == 0);
+        CHECK_STR_CONTAINS(output(), "hibernation failed while writing the image");
+        CHECK_STR_CONTAINS(output(), "eio.swap): Input/output error");
+
+        /* The device cut short under the image (the kernel cuts the write
+         * across its new end short and fails the next with ENOSPC): named
+         * as a device that shrank, with both sizes, not as a full swap
+         * area; no image left. */
+        CHECK_INT(run("hibernate --kernel sim --sim-size 6M --sim-fault shrink@1050624 "
+                      "--resume-device '%s' --splash none",
+                      swap),
+                  ==, 6);
+        CHECK_STR_CONTAINS(output(), "hibernation failed while writing the image");
+        CHECK_STR_CONTAINS(output(), "eio.swap): the device ends at 1.1 MB now, not 33.6 MB: it "
+                                     "shrank while the image was being written");
+        CHECK_STR_CONTAINS(output(), "run mkswap on");
+        CHECK(!strstr(output(), "too small"));
+        CHECK(!strstr(output(), "No space left"));
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
 
         /* A read the disk fails: the image may be whole, so it is kept and
          * the boot must stop (7), saying so; the next try restores it. */

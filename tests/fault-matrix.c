@@ -571,11 +571,12 @@ static void matrix(void)
                 }
         add(&rs);
 
-        /* Full swap, I/O errors, a failing fsync. */
+        /* Full swap, I/O errors, a failing fsync, a write the kernel cuts short at
+         * the end of a device that shrank (shrink@). */
         struct row re = {.name = "ENOSPC, EIO, fsync failing"};
-        static const char *const hib_io[] = {"enospc@50",   "enospc@300", "eio-write@2",
-                                             "eio-write@5", "eio-sync@1", "eio-sync@2",
-                                             "eio-sync@3",  "short-write"};
+        static const char *const hib_io[] = {"enospc@50",   "enospc@300",  "eio-write@2",
+                                             "eio-write@5", "eio-sync@1",  "eio-sync@2",
+                                             "eio-sync@3",  "short-write", "shrink@1050624"};
         for (size_t i = 0; i < sizeof(hib_io) / sizeof(hib_io[0]); i++) {
                 REQUIRE(fresh_swap());
                 run_trial(&re, &(struct trial){.hib_faults = hib_io[i]});

@@ -666,6 +666,10 @@ out:
                                                               h.id.page_size, &sig) == -ENOENT;
                 }
         }
+        if (h.dev) {
+                res->device_bytes = dmo_blockdev_size(h.dev);
+                res->device_bytes_now = dmo_blockdev_size_now(h.dev);
+        }
         dmo_image_writer_free(h.writer);
         free(h.scratch);
         dmo_blockdev_free(h.dev);

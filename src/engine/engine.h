@@ -218,6 +218,10 @@ struct dmo_hibernate_result {
          * said): the figures behind an -ENOSPC. */
         uint64_t swap_free_bytes;
         uint64_t image_bytes;
+        /* The device's size when it was opened, and when an access found it
+         * ending before that (it shrank under the image: error -ENXIO),
+         * measured again; the same otherwise. */
+        uint64_t device_bytes, device_bytes_now;
         /* The image size the kernel was asked for (SNAPSHOT_PREF_IMAGE_SIZE),
          * 0 when it was left to the kernel. */
         uint64_t image_size_asked;
