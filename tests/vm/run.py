@@ -3567,6 +3567,114 @@ def scenario_read_error(h):
 
 
 
+# A disk that accepts only part of a write: the swap disk is cut to this
+# size (QEMU's block_resize) once dormouse starts writing the image, ahead
+# of the writer (the image goes from the swap area's start, ~250 MB of it,
+# at ~90 MB/s). Half a page past a page boundary: dormouse writes whole,
+# page-aligned pages, so the write that covers the cut is one the kernel
+# must truncate (blkdev_write_iter: a short write), and the next, at the
+# new end, fails with ENOSPC.
+SHORT_WRITE_CUT = (160 << 20) + 2048
+# What dormouse must say after the device's name: where it ends now (it
+# measures the device again), where it ended when the hibernation started.
+SHORT_WRITE_SAID = (f"the device ends at {SHORT_WRITE_CUT / 1e6:.1f} MB now, not "
+                    f"{DISK_SIZE / 1e6:.1f} MB: it shrank while the image was being written")
+
+
+def swap_drive_id():
+    """QEMU's name of the swap disk's drive (disk_args), for the monitor."""
+    return "swap0" if DISK == "iothread" else "virtio0"
+
+
+def scenario_short_write(h):
+    """Issue 27: the swap disk shrinks while dormouse writes the image, so
+    that one of its writes is cut short by the kernel (block_resize from
+    the host; virtio-blk tells the guest, which logs the capacity change).
+    dormouse hibernate must give up with the system thawed and running
+    (the workload intact), name the device and the error, and leave
+    nothing that could be restored: no dormouse signature on the disk."""
+    h.need_dormouse()
+    disk = h.new_disk("swr")
+    with VM(h, "swr-1", "dm-hibernate", disk) as vm:
+        boot1_workload(vm)
+        idx, t_start, _ = expect(vm, r"VMTEST: DORMOUSE hibernate start", "dormouse hibernate", 90)
+        _, t_write, _ = expect(vm, r"\] Saving memory to disk", "the write phase", 90, idx)
+        # HMP reads a bare number as MiB: "B" for bytes.
+        t_cut = time.monotonic()
+        out = vm.hmp(f"block_resize {swap_drive_id()} {SHORT_WRITE_CUT}B")
+        if re.search(r"rror|invalid", out):
+            said = out.rsplit("\r\n", 3)[-2] if "\r\n" in out else out
+            raise Failure(f"swr-1: QEMU's block_resize failed: {said.strip()}")
+        _, t_seen, cap = expect(vm, r"vda: detected capacity change from (\d+) to (\d+)",
+                                "the guest kernel seeing the disk shrink", 30, idx)
+        if int(cap.group(2)) * 512 != SHORT_WRITE_CUT - SHORT_WRITE_CUT % 512:
+            raise Failure(f"swr-1: the guest sees {cap.group(2)} sectors, not the cut at "
+                          f"{SHORT_WRITE_CUT} bytes")
+        hit = vm.wait_for(r"VMTEST: DORMOUSE hibernate rc=(\d+)", BOOT_TIMEOUT, idx)
+        rc = int(hit[2].group(1)) if hit else None
+        expect(vm, r"VMTEST: SWAPON|VMTEST: POWEROFF", "the checks after the failure", 60, idx)
+        expect_exit(vm, "power-off")
+    if rc in (None, 0, 5):
+        raise Failure(f"swr-1: dormouse hibernate ended with {rc}, not a failure, on a disk cut "
+                      f"short under it:\n{vm.tail(25)}")
+    said = vm.find_all(r"hibernation failed while writing the image to swap \(/dev/vda\): (.*)")
+    if not said or said[-1][2].group(1) != SHORT_WRITE_SAID:
+        raise Failure(f"swr-1: dormouse did not say \"hibernation failed while writing the image "
+                      f"to swap (/dev/vda): {SHORT_WRITE_SAID}\" "
+                      f"({[m.group(0) for _, _, m in said]}):\n{vm.tail(25)}")
+    if vm.find_all(r"the swap area is too small for this image"):
+        raise Failure("swr-1: dormouse blamed the size of the swap area, not the device that "
+                      "shrank")
+    console_said(vm, "run mkswap on /dev/vda before it is used as swap again")
+    running = vm.find_all(r"nothing was hibernated; the system is running")
+    wl = vm.find_all(r"VMTEST: WORKLOAD (ok|BAD)")
+    if not running or not wl or wl[-1][2].group(1) != "ok":
+        raise Failure(f"swr-1: the system is not said to be running with the workload intact "
+                      f"({[m.group(0) for _, _, m in wl]})")
+    sig = vm.find_all(r"VMTEST: SIG (\S+)")
+    if not sig or sig[-1][2].group(1) != "SWAPSPACE2":
+        raise Failure(f"swr-1: the swap signature after the failure is "
+                      f"{sig and sig[-1][2].group(1)}, not SWAPSPACE2")
+    # On the host: the disk QEMU left is the cut one, with no image on it,
+    # and the half page before the cut written: the short write's part.
+    size = disk.stat().st_size
+    if size != SHORT_WRITE_CUT:
+        raise Failure(f"swr-1: the disk is {size} bytes after the run, not {SHORT_WRITE_CUT}")
+    r = run([str(h.dormouse), "info", "--json", str(disk)], check=False)
+    try:
+        status = json.loads(r.stdout).get("status")
+    except ValueError:
+        status = f"unreadable (exit {r.returncode}: {r.stderr.strip()[:200]})"
+    if status != "none":
+        raise Failure(f"swr-1: dormouse info finds {status!r} on the disk after the failure, "
+                      f"not \"none\"")
+    with open(disk, "rb") as f:
+        f.seek(SHORT_WRITE_CUT - 2048)
+        tail = f.read(2048)
+    if not any(tail):
+        raise Failure("swr-1: the 2048 bytes before the cut are zero: no write straddled it, so "
+                      "nothing was cut short (the cut came too late, or the image is elsewhere)")
+    # The swap area: its header is plain again (dormouse put page 0 back)
+    # but still gives the old size, which the kernel refuses on a device
+    # that is shorter (swapon: EINVAL, "Swap area shorter than signature
+    # indicates"); dormouse's note asks for mkswap.
+    on = vm.find_all(r"VMTEST: SWAPON (\w+)")
+    kernel = vm.find_all(r"Swap area shorter than signature indicates")
+    if not on or on[-1][2].group(1) != "failed" or not kernel:
+        area = vm.find_all(r"VMTEST: SWAPAREA (.*)")
+        raise Failure(f"swr-1: swapon on the shrunk area: {on and on[-1][2].group(0)} "
+                      f"({area and area[-1][2].group(1)}), not the kernel's refusal "
+                      f"\"Swap area shorter than signature indicates\"")
+    return (f"disk cut to {SHORT_WRITE_CUT} bytes {(t_cut - t_write) * 1000:.0f} ms after "
+            f"\"Saving memory to disk\", the guest's capacity change {(t_seen - t_cut) * 1000:.0f}"
+            f" ms after the cut, the half page before the cut written (the short write); "
+            f"exit {rc}, \"{said[-1][2].group(0)}\", the system thawed with the workload intact; "
+            f"swap area afterwards: SIG {sig[-1][2].group(1)}, dormouse info \"{status}\", "
+            f"swapon refused by the kernel (\"Swap area shorter than signature indicates\"), "
+            f"dormouse's note: run mkswap")
+
+
+
 # --------------------------------------------------------------------------
 # Network suspend (issue 28): the image on an NBD export, served by nbdkit on
 # the host behind QEMU's user-mode network (restrict=on: nothing leaves the
@@ -3786,6 +3894,7 @@ SCENARIOS = [
     ("memory-pressure", scenario_memory_pressure),
     ("write-error", scenario_write_error),
     ("read-error", scenario_read_error),
+    ("short-write", scenario_short_write),
     ("nbd", scenario_nbd),
     ("nbd-server-gone", scenario_nbd_server_gone),
     ("nbd-corrupt", scenario_nbd_corrupt),
