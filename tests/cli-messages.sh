@@ -59,6 +59,7 @@ cases=$(cat <<LIST
 0|fresh|unknown-key.conf:2|hibernate $sim --config $tmp/unknown-key.conf --resume-device $swap
 0|image||info $swap
 3|damaged||resume $sim --resume-device $swap
+7|image|--noresume|resume $sim --resume-device $swap --sim-fault shrink@1050624
 1|fresh||info $swap
 1|fresh||resume $sim --resume-device $swap
 0|image||resume $sim --resume-device $swap

@@ -714,6 +714,29 @@ static int refuse(struct resumption *rs, enum dmo_resume_outcome outcome, enum d
         return err < 0 ? err : -EINVAL;
 }
 
+/* The image reaches past the end of the device (the probe found it cut
+ * short), and the device is shorter than its own swap header says: it
+ * shrank since mkswap (a volume or partition cut short, a virtual disk
+ * resized). That is no proof that the image is gone: past the new end it
+ * may still be whole, and the device may get its size back. A block device
+ * only (or one the fault plan cuts short while open): a swap file cut short
+ * has given its blocks back. Fills the result's sizes. */
+static bool device_shrank(struct resumption *rs, int r)
+{
+        const uint64_t now = dmo_blockdev_size_now(rs->dev);
+        struct dmo_swap_info si;
+        if (rs->info.fault != DMO_FAULT_TRUNCATED && r != -ENXIO)
+                return false;
+        if (!dmo_blockdev_rdev(rs->dev) && now == dmo_blockdev_size(rs->dev))
+                return false;
+        if (dmo_swap_header_read(rs->dev, rs->cfg->target.header_page, &si) < 0 || !si.page_size ||
+            si.last_page >= UINT64_MAX / si.page_size || (si.last_page + 1) * si.page_size <= now)
+                return false;
+        rs->res->device_bytes = now;
+        rs->res->swap_area_bytes = (si.last_page + 1) * si.page_size;
+        return true;
+}
+
 /* A read of the image that failed. The device failing it (-EIO) is not
  * damage: what is on the disk may be whole (a loose cable, a disk that
  * reads on the next try), and only the checksums can say it is not; so the
@@ -786,6 +809,8 @@ static int check_image(struct resumption *rs)
          * a signal ending it half way would let the boot go on with a valid
          * image on disk. */
         dmo_critical_enter(&rs->critical);
+        if (r < 0 && device_shrank(rs, r))
+                return refuse(rs, DMO_RESUME_KEPT, DMO_STEP_READ_IMAGE, -ENXIO);
         if (r < 0)
                 return refuse_read(rs, DMO_RESUME_REFUSED, r);
         if (!same_kernel(&rs->info.header.identity, &rs->id) ||

@@ -34,7 +34,9 @@
  *   swap signature whenever it refuses an image; when it cannot (a read-only
  *   device), it says so (DMO_RESUME_KEPT) instead of claiming a plain swap
  *   area. An image whose device failed a read is kept the same way: it may
- *   be whole, and only its checksums can say it is not.
+ *   be whole, and only its checksums can say it is not; so is one that
+ *   reaches past the end of a device shorter than its own swap header
+ *   says (the device shrank: past its new end the image may still be).
  * - The engine knows one snapshot interface: which kernel is behind it
  *   (the real one or a test double) makes no difference here.
  *
@@ -316,6 +318,9 @@ struct dmo_resume_result {
         char running_release[65];
         /* on LOCKED with -ENOTSUP: the chunk cipher this CPU cannot run */
         unsigned image_cipher;
+        /* on KEPT with -ENXIO: the device shrank under the image; its size
+         * now, and the swap area's that its header gives */
+        uint64_t device_bytes, swap_area_bytes;
         struct dmo_engine_stats stats;
 };
 
