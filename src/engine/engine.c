@@ -714,18 +714,19 @@ static int refuse(struct resumption *rs, enum dmo_resume_outcome outcome, enum d
         return err < 0 ? err : -EINVAL;
 }
 
-/* The image reaches past the end of the device (the probe found it cut
- * short), and the device is shorter than its own swap header says: it
- * shrank since mkswap (a volume or partition cut short, a virtual disk
- * resized). That is no proof that the image is gone: past the new end it
- * may still be whole, and the device may get its size back. A block device
- * only (or one the fault plan cuts short while open): a swap file cut short
- * has given its blocks back. Fills the result's sizes. */
-static bool device_shrank(struct resumption *rs, int r)
+/* The probe failed on an image whose signature is there, and the device is
+ * shorter than its own swap header says: it shrank since mkswap (a volume
+ * or partition cut short, a virtual disk resized), and the image's header,
+ * map or data reach past its new end. That is no proof that the image is
+ * gone: past the end it may still be whole, and the device may get its
+ * size back. A block device only (or one the fault plan cuts short while
+ * open): a swap file cut short has given its blocks back. Fills the
+ * result's sizes. */
+static bool device_shrank(struct resumption *rs)
 {
         const uint64_t now = dmo_blockdev_size_now(rs->dev);
         struct dmo_swap_info si;
-        if (rs->info.fault != DMO_FAULT_TRUNCATED && r != -ENXIO)
+        if (!rs->info.has_sig)
                 return false;
         if (!dmo_blockdev_rdev(rs->dev) && now == dmo_blockdev_size(rs->dev))
                 return false;
@@ -809,7 +810,7 @@ static int check_image(struct resumption *rs)
          * a signal ending it half way would let the boot go on with a valid
          * image on disk. */
         dmo_critical_enter(&rs->critical);
-        if (r < 0 && device_shrank(rs, r))
+        if (r < 0 && device_shrank(rs))
                 return refuse(rs, DMO_RESUME_KEPT, DMO_STEP_READ_IMAGE, -ENXIO);
         if (r < 0)
                 return refuse_read(rs, DMO_RESUME_REFUSED, r);
