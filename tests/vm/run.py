@@ -82,7 +82,7 @@ def head_path(path, k):
     return path.with_name(f"{path.stem}-head{k}{path.suffix}")
 
 
-def disk_args(path, bps=None, write_log=None, blkdebug=None):
+def disk_args(path, bps=None, write_log=None, blkdebug=None, view=None):
     """The swap disk: virtio-blk on QEMU's main loop ("plain"), or with its
     own I/O thread ("iothread", requests handled outside the big lock).
     bps: QEMU throttles the disk to that many bytes a second, reads and
@@ -92,9 +92,16 @@ def disk_args(path, bps=None, write_log=None, blkdebug=None):
     guest's flushes are in the log. blkdebug: QEMU's blkdebug driver
     between the disk and the guest, with the rules of that config file
     (injected I/O errors, reported to the guest: virtio-blk's default).
+    view: the guest sees only the file's first view bytes (QEMU's raw
+    driver with size=: a disk shorter than it was, the rest of the file
+    kept behind it).
     path None: no disk (the nbd scenarios' guest has no local swap)."""
     if path is None:
         return []
+    if view:
+        return ["-blockdev", f"driver=file,filename={path},node-name=swapimg0,cache.no-flush=on",
+                "-blockdev", f"driver=raw,node-name=swap0,file=swapimg0,size={view}",
+                "-device", "virtio-blk-pci,drive=swap0"]
     if blkdebug:
         return ["-blockdev", f"driver=file,filename={path},node-name=swapimg0,cache.no-flush=on",
                 "-blockdev", f"driver=blkdebug,node-name=swapdbg0,image=swapimg0,config={blkdebug}",
@@ -919,8 +926,9 @@ class VM:
 
     def __init__(self, h, name, vmtest, disk, extra_append="", firmware=None, cpus=None,
                  bzimage=False, efi_vars=None, disk_bps=None, devices=(), write_log=None,
-                 blkdebug=None, nic=None, display=None):
+                 blkdebug=None, nic=None, display=None, disk_view=None):
         self.h = h
+        self.disk_view = disk_view  # the guest sees only so many bytes (disk_args)
         # the display card's QEMU arguments; None: -vga std (bochs-drm)
         self.display = list(display) if display else ["-vga", "std"]
         # heads screendump takes: a card with id GPU_ID and max_outputs=N
@@ -967,7 +975,8 @@ class VM:
                               self.efi_vars else self.h.boot_kernel),
                "-initrd", str(self.h.initrd),
                "-append", self.append,
-               *disk_args(self.disk, self.disk_bps, self.write_log, self.blkdebug),
+               *disk_args(self.disk, self.disk_bps, self.write_log, self.blkdebug,
+                          self.disk_view),
                *self.devices,
                *self.display, "-display", "none", "-nic", self.nic or "none",
                "-serial", "stdio", "-monitor", f"unix:{self.sock},server,nowait"]
@@ -3674,6 +3683,49 @@ def scenario_short_write(h):
             f"dormouse's note: run mkswap")
 
 
+def scenario_short_read(h):
+    """Issue 27, the resume side of short-write: an image, then a boot on
+    which the swap disk is shorter than its swap area (QEMU's raw driver
+    with size=: the guest sees the first SHORT_WRITE_CUT bytes, the rest of
+    the file stays behind them), so the image reaches past the device's
+    end. A device shorter than its own swap header shrank; that is no
+    proof the image is gone: dormouse resume must keep it and stop the
+    boot (exit 7, as for read-error), saying so; the next boot, with the
+    whole disk, must restore the session."""
+    h.need_dormouse()
+    disk = h.new_disk("srd")
+    res = dormouse_boot1(h, "srd-1", disk)
+    require_powered_off(res)
+    with VM(h, "srd-2", "dm-resume", disk, disk_view=SHORT_WRITE_CUT) as vm:
+        idx, _, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
+        cap = vm.find_all(r"\[vda\] (\d+) 512-byte logical blocks")
+        if not cap or int(cap[-1][2].group(1)) * 512 != SHORT_WRITE_CUT:
+            raise Failure(f"srd-2: the guest's disk is {cap and cap[-1][2].group(0)}, not "
+                          f"{SHORT_WRITE_CUT} bytes")
+        hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 120, idx)
+        if hit is None or hit[2].group(1) != "7":
+            raise Failure(f"srd-2: on the shrunk disk dormouse resume ended with "
+                          f"{hit[2].group(0) if hit else 'nothing'}, not exit 7:\n{vm.tail(25)}")
+        said = console_said(vm, f"/dev/vda: the device is {SHORT_WRITE_CUT / 1e6:.1f} MB, "
+                                f"shorter than the swap area on it ({DISK_SIZE / 1e6:.1f} MB), "
+                                f"and the image reaches past its end; the image is kept")
+        expect_exit(vm, "power-off")
+    sig = vm.find_all(r"VMTEST: SIG (\S+)")
+    if len(sig) < 2 or sig[-1][2].group(1) != sig[0][2].group(1) or \
+            sig[-1][2].group(1) == "SWAPSPACE2":
+        raise Failure(f"srd-2: the signature went from {sig and sig[0][2].group(1)} to "
+                      f"{sig and sig[-1][2].group(1)}: the image was not kept")
+    info = h.dormouse_info(disk) or {}
+    if info.get("status") != "image":
+        raise Failure(f"srd-2: after the refused resume the image is gone (dormouse info: "
+                      f"{info.get('status')})")
+    vm3, t_alive, _ = dormouse_resume_boot(h, "srd-3", disk, res)
+    return (f"the disk seen as {SHORT_WRITE_CUT} bytes of {DISK_SIZE}: exit 7, \"{said}\", "
+            f"the signature kept ({sig[-1][2].group(1)}) and the image whole (dormouse info: "
+            f"image); the next boot, on the whole disk, restored the session "
+            f"({t_alive - vm3.start_t:.2f} s)")
+
+
 
 # --------------------------------------------------------------------------
 # Network suspend (issue 28): the image on an NBD export, served by nbdkit on
@@ -3895,6 +3947,7 @@ SCENARIOS = [
     ("write-error", scenario_write_error),
     ("read-error", scenario_read_error),
     ("short-write", scenario_short_write),
+    ("short-read", scenario_short_read),
     ("nbd", scenario_nbd),
     ("nbd-server-gone", scenario_nbd_server_gone),
     ("nbd-corrupt", scenario_nbd_corrupt),
