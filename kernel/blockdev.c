@@ -15,6 +15,7 @@
 struct dmo_blockdev {
         int fd;
         uint64_t size;
+        uint64_t size_now; /* smaller than size once an access found the end moved */
         dev_t rdev;
         const struct dmo_fault_plan *faults;
         uint64_t reads, writes, syncs; /* calls so far, for eio-*@N */
@@ -71,7 +72,7 @@ int dmo_blockdev_open(const char *path, bool writable, const struct dmo_fault_pl
                 return -ENOMEM;
         memcpy(d->path, path, plen);
         d->fd = dmo_steal_fd(fd);
-        d->size = size;
+        d->size = d->size_now = size;
         d->rdev = rdev;
         d->faults = faults;
         d->direct = direct;
@@ -126,6 +127,54 @@ static int check_range(const struct dmo_blockdev *d, size_t len, uint64_t off)
         return 0;
 }
 
+/* pwrite(2) and pread(2), through the plan's shrink@N: a block device that
+ * ends at N, as the kernel's does (blkdev_write_iter, blkdev_read_iter): a
+ * write reaching past the end is cut short there, one starting at or past
+ * it fails with ENOSPC, a read there moves nothing. */
+static ssize_t dev_pwrite(const struct dmo_blockdev *d, const void *p, size_t len, uint64_t off)
+{
+        uint64_t end;
+        if (dmo_fault_shrink_to(d->faults, &end)) {
+                if (off >= end) {
+                        errno = ENOSPC;
+                        return -1;
+                }
+                if (len > end - off)
+                        len = (size_t)(end - off);
+        }
+        return pwrite(d->fd, p, len, (off_t)off);
+}
+
+static ssize_t dev_pread(const struct dmo_blockdev *d, void *p, size_t len, uint64_t off)
+{
+        uint64_t end;
+        if (dmo_fault_shrink_to(d->faults, &end)) {
+                if (off >= end)
+                        return 0;
+                if (len > end - off)
+                        len = (size_t)(end - off);
+        }
+        return pread(d->fd, p, len, (off_t)off);
+}
+
+/* An access inside the size measured at open found the device's end (a
+ * read got nothing, a write ENOSPC): the device may have shrunk since, as
+ * a block device does when its disk or volume is cut short under it. Its
+ * size is measured again; when it shrank, size_now keeps the new one and
+ * the access is outside the device (-ENXIO), not a full disk. Else err. */
+static int end_moved(struct dmo_blockdev *d, int err)
+{
+        uint64_t size = d->size, end;
+        if (d->rdev && ioctl(d->fd, BLKGETSIZE64, &size) < 0)
+                size = d->size;
+        if (dmo_fault_shrink_to(d->faults, &end) && end < size)
+                size = end;
+        if (size >= d->size)
+                return err;
+        d->size_now = size;
+        return -ENXIO;
+}
+
 int dmo_blockdev_pread(struct dmo_blockdev *d, void *buf, size_t len, uint64_t off)
 {
         uint64_t n;
@@ -139,7 +188,7 @@ int dmo_blockdev_pread(struct dmo_blockdev *d, void *buf, size_t len, uint64_t o
         bool once = false;
         r = 0;
         while (len > 0) {
-                ssize_t got = pread(d->fd, p, len, (off_t)off);
+                ssize_t got = dev_pread(d, p, len, off);
                 if (got < 0) {
                         if (errno == EINTR || retry_buffered(d, errno, p, len, off, &once))
                                 continue;
@@ -147,7 +196,7 @@ int dmo_blockdev_pread(struct dmo_blockdev *d, void *buf, size_t len, uint64_t o
                         break;
                 }
                 if (got == 0) {
-                        r = -ENXIO; /* the file shrank under us */
+                        r = end_moved(d, -ENXIO); /* the file shrank under us */
                         break;
                 }
                 p += got;
@@ -176,15 +225,18 @@ int dmo_blockdev_pwrite(struct dmo_blockdev *d, const void *buf, size_t len, uin
                 size_t chunk = len;
                 if (halve && chunk > 1)
                         chunk /= 2;
-                ssize_t put = pwrite(d->fd, p, chunk, (off_t)off);
+                /* A short write is no failure by itself: the rest is
+                 * written by the next call, and if the device really
+                 * ended there (it shrank), that call says so (ENOSPC). */
+                ssize_t put = dev_pwrite(d, p, chunk, off);
                 if (put < 0) {
                         if (errno == EINTR || retry_buffered(d, errno, p, chunk, off, &once))
                                 continue;
-                        r = -errno;
+                        r = errno == ENOSPC ? end_moved(d, -ENOSPC) : -errno;
                         break;
                 }
                 if (put == 0) {
-                        r = -ENXIO;
+                        r = end_moved(d, -ENXIO);
                         break;
                 }
                 p += put;
@@ -240,6 +292,11 @@ int dmo_blockdev_sync(struct dmo_blockdev *d)
 uint64_t dmo_blockdev_size(const struct dmo_blockdev *d)
 {
         return d->size;
+}
+
+uint64_t dmo_blockdev_size_now(const struct dmo_blockdev *d)
+{
+        return d->size_now;
 }
 
 const char *dmo_blockdev_path(const struct dmo_blockdev *d)

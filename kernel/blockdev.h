@@ -5,12 +5,16 @@
  * - Owns one file descriptor and the fault counters of its plan.
  * - pread/pwrite move exactly len bytes or fail: short transfers are looped
  *   over, EINTR is retried. Any access that reaches past the end of the
- *   device (as measured at open, or because the file shrank since) fails
- *   with -ENXIO, the one code for "outside the device"; nothing is ever
- *   extended.
+ *   device (as measured at open, or because the file or the device shrank
+ *   since) fails with -ENXIO, the one code for "outside the device"; nothing
+ *   is ever extended. A block device that shrank while in use cuts the
+ *   write that crosses its new end short (what lies before the end is
+ *   written) and fails the rest with ENOSPC: that is -ENXIO here, never
+ *   -ENOSPC (a full swap area), and dmo_blockdev_size_now() tells the new
+ *   size.
  * - Honours the fault plan (eio-read@N, eio-write@N, readonly@N count calls,
- *   1-based; short-write halves every write(2)). The plan is borrowed and must outlive
- *   the device.
+ *   1-based; short-write halves every write(2); shrink@N ends the device at
+ *   byte N). The plan is borrowed and must outlive the device.
  * - Allocates only in dmo_blockdev_open(); no other call allocates, so the
  *   device is usable after the snapshot. Never prints.
  */
@@ -39,6 +43,10 @@ int dmo_blockdev_discard(struct dmo_blockdev *d, uint64_t off, uint64_t len);
 /* Data and metadata reach stable storage (fsync). */
 int dmo_blockdev_sync(struct dmo_blockdev *d);
 uint64_t dmo_blockdev_size(const struct dmo_blockdev *d);
+/* The size measured again when an access found the device ending before
+ * dmo_blockdev_size() (it shrank while open); dmo_blockdev_size() until
+ * then. */
+uint64_t dmo_blockdev_size_now(const struct dmo_blockdev *d);
 const char *dmo_blockdev_path(const struct dmo_blockdev *d);
 /* st_rdev of a block device; 0 for a regular file. */
 dev_t dmo_blockdev_rdev(const struct dmo_blockdev *d);

@@ -8,8 +8,8 @@
 #include "util/strtable.h"
 
 struct dmo_fault_plan {
-        bool has_enospc, has_eio_write, has_eio_read, has_readonly, has_eio_sync;
-        uint64_t enospc_after, eio_write_at, eio_read_at, readonly_from, eio_sync_at;
+        bool has_enospc, has_eio_write, has_eio_read, has_readonly, has_eio_sync, has_shrink;
+        uint64_t enospc_after, eio_write_at, eio_read_at, readonly_from, eio_sync_at, shrink_to;
         bool short_write, short_read, shutdown_fails;
         uint32_t crash_mask;
 };
@@ -90,6 +90,8 @@ static int parse_item(struct dmo_fault_plan *p, char *item)
                 return set_counter(&p->has_eio_sync, &p->eio_sync_at, arg, 1);
         if (strcmp(item, "readonly") == 0)
                 return set_counter(&p->has_readonly, &p->readonly_from, arg, 1);
+        if (strcmp(item, "shrink") == 0)
+                return set_counter(&p->has_shrink, &p->shrink_to, arg, 0);
         if (strcmp(item, "crash") == 0) {
                 enum dmo_checkpoint cp;
                 if (dmo_checkpoint_parse(arg, &cp) < 0)
@@ -183,6 +185,14 @@ bool dmo_fault_shutdown_fails(const struct dmo_fault_plan *p)
 bool dmo_fault_short_write(const struct dmo_fault_plan *p)
 {
         return p && p->short_write;
+}
+
+bool dmo_fault_shrink_to(const struct dmo_fault_plan *p, uint64_t *n)
+{
+        if (!p || !p->has_shrink)
+                return false;
+        *n = p->shrink_to;
+        return true;
 }
 
 bool dmo_fault_short_read(const struct dmo_fault_plan *p)

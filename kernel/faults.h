@@ -12,6 +12,12 @@
  *   shutdown-fails the simulated kernel's first shutdown call fails with EIO
  *                  and the machine stays up, frozen
  *   short-write    every write(2) under dmo_blockdev_pwrite moves at most half
+ *   shrink@N       the device ends at byte N once it is open, as a block device
+ *                  cut short while in use: a write(2) under dmo_blockdev_pwrite
+ *                  that reaches past N moves only what lies before it (a short
+ *                  write), one that starts at or past N fails with ENOSPC, a
+ *                  read(2) there moves nothing, and the device's size, measured
+ *                  again, is N (the kernel's block device does all that)
  *   short-read     the simulated read_image returns at most half of what is left
  *   crash@NAME     the simulated kernel "loses power" at checkpoint NAME
  *                  (a dmo_checkpoint_name(); crash@ may repeat for several)
@@ -48,6 +54,7 @@ bool dmo_fault_readonly_from(const struct dmo_fault_plan *p, uint64_t *n);
 bool dmo_fault_eio_sync_at(const struct dmo_fault_plan *p, uint64_t *n);
 bool dmo_fault_shutdown_fails(const struct dmo_fault_plan *p);
 bool dmo_fault_short_write(const struct dmo_fault_plan *p);
+bool dmo_fault_shrink_to(const struct dmo_fault_plan *p, uint64_t *n);
 bool dmo_fault_short_read(const struct dmo_fault_plan *p);
 bool dmo_fault_crash_at(const struct dmo_fault_plan *p, enum dmo_checkpoint cp);
 

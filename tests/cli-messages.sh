@@ -2,7 +2,8 @@
 # Every message a person reads on the terminal, in every language of
 # po/LINGUAS and English: a battery of bad input (unknown values, sizes out
 # of range, missing devices, a file that is not a swap area, an unknown
-# config key, a damaged image, a full swap area, I/O errors, a missing
+# config key, a damaged image, a full swap area, I/O errors, a device that
+# shrank under the image, a missing
 # theme, a device that never appears) and a few good runs, all on the simulated kernel. Each must end
 # with its documented exit status, print something when it fails, never
 # print "(null)" or the same line twice, and speak the language asked for.
@@ -54,9 +55,11 @@ cases=$(cat <<LIST
 1|fresh||resume $sim --config $tmp/short-wait.conf --resume-device $tmp/nonexistent
 6|fresh||hibernate $sim --resume-device $swap --sim-fault enospc@10
 6|fresh||hibernate $sim --resume-device $swap --sim-fault eio-write@5
+6|fresh|mkswap|hibernate $sim --resume-device $swap --sim-fault shrink@1050624
 0|fresh|unknown-key.conf:2|hibernate $sim --config $tmp/unknown-key.conf --resume-device $swap
 0|image||info $swap
 3|damaged||resume $sim --resume-device $swap
+7|image|--noresume|resume $sim --resume-device $swap --sim-fault shrink@1050624
 1|fresh||info $swap
 1|fresh||resume $sim --resume-device $swap
 0|image||resume $sim --resume-device $swap

@@ -329,6 +329,31 @@ static void truncated_device_is_refused(void)
         CHECK(strcmp(blkid_type(swap), "swap") == 0);
 }
 
+/* A device that shrank under the image before the resume (shrink@ stands in
+ * for a block device cut short: its swap header still gives the old size):
+ * no proof that the image is gone, so it is kept and the boot must stop
+ * (exit 7), saying so; with the device whole again it restores. A swap file
+ * cut short (above) has given its blocks back and is refused. */
+static void shrunk_device_keeps_the_image_and_stops_the_boot(void)
+{
+        const char *swap = make_swap("shrunk.swap", "16M");
+        REQUIRE(swap);
+        hibernate(swap, "");
+        CHECK_INT(run("resume --kernel sim --sim-seed 3 --sim-fault shrink@1050624 "
+                      "--resume-device '%s' --splash none",
+                      swap),
+                  ==, 7);
+        CHECK_STR_CONTAINS(output(), "shrunk.swap: the device is 1.1 MB, shorter than the swap "
+                                     "area on it (16.8 MB), and the image reaches past its end; "
+                                     "the image is kept");
+        CHECK_STR_CONTAINS(output(), "Do not boot on");
+        CHECK_INT(run("info '%s'", swap), ==, 0); /* still there, still sound */
+        CHECK(strcmp(blkid_type(swap), "swap") != 0);
+        CHECK_INT(run("resume --kernel sim --sim-seed 3 --resume-device '%s' --splash none", swap),
+                  ==, 0);
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+}
+
 static void image_of_another_machine_is_refused_by_the_kernel(void)
 {
         /* Another seed is another simulated machine: its kernel refuses the
@@ -446,6 +471,24 @@ static void io_errors_on_write_and_read(void)
                       "--resume-device '%s' --splash none",
                       swap),
                   ==, 6);
+        CHECK(strcmp(blkid_type(swap), "swap") == 0);
+        CHECK_STR_CONTAINS(output(), "hibernation failed while writing the image");
+        CHECK_STR_CONTAINS(output(), "eio.swap): Input/output error");
+
+        /* The device cut short under the image (the kernel cuts the write
+         * across its new end short and fails the next with ENOSPC): named
+         * as a device that shrank, with both sizes, not as a full swap
+         * area; no image left. */
+        CHECK_INT(run("hibernate --kernel sim --sim-size 6M --sim-fault shrink@1050624 "
+                      "--resume-device '%s' --splash none",
+                      swap),
+                  ==, 6);
+        CHECK_STR_CONTAINS(output(), "hibernation failed while writing the image");
+        CHECK_STR_CONTAINS(output(), "eio.swap): the device ends at 1.1 MB now, not 33.6 MB: it "
+                                     "shrank while the image was being written");
+        CHECK_STR_CONTAINS(output(), "run mkswap on");
+        CHECK(!strstr(output(), "too small"));
+        CHECK(!strstr(output(), "No space left"));
         CHECK(strcmp(blkid_type(swap), "swap") == 0);
 
         /* A read the disk fails: the image may be whole, so it is kept and
@@ -686,6 +729,7 @@ DMO_TEST_MAIN(T(round_trip_two_pages), T(round_trip_image_smaller_than_memory),
               T(missing_device_is_reported), T(wrong_kernel_keeps_the_image_for_the_right_one),
               T(wrong_kernel_asks_and_discards_only_when_confirmed), T(noresume_discards_the_image),
               T(resume_device_from_the_kernel_command_line), T(truncated_device_is_refused),
+              T(shrunk_device_keeps_the_image_and_stops_the_boot),
               T(image_of_another_machine_is_refused_by_the_kernel),
               T(read_only_device_keeps_the_image_and_stops_the_boot),
               T(resume_refuses_on_a_running_system), T(enospc_mid_write_leaves_plain_swap),

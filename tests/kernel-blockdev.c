@@ -101,6 +101,50 @@ static void test_access_past_the_end_is_enxio(void)
         CHECK_INT(st.st_size, ==, 6000);
 }
 
+/* A block device cut short while open (shrink@N stands in for the kernel's
+ * blkdev_write_iter at the new end): the write across the end is cut short
+ * by the kernel, so what lies before the end is written, the rest fails
+ * with ENOSPC. That is the device's end moving, -ENXIO, never the -ENOSPC of
+ * a full swap area; the size measured again is the new end. */
+static void test_write_across_a_shrunk_end_is_enxio_not_enospc(void)
+{
+        enum { CUT = 3 * 4096 + 2048 };
+        char path[512];
+        REQUIRE(make_file("shrunk", 8 * 4096, path, sizeof(path)));
+        struct dmo_fault_plan *plan = NULL;
+        REQUIRE(dmo_fault_plan_parse("shrink@14336", &plan) == 0);
+        struct dmo_blockdev *d = NULL;
+        REQUIRE(dmo_blockdev_open(path, true, plan, &d) == 0);
+        CHECK_INT(dmo_blockdev_size(d), ==, 8 * 4096);
+        CHECK_INT(dmo_blockdev_size_now(d), ==, 8 * 4096);
+
+        uint8_t w[2 * 4096], r[2 * 4096];
+        fill(w, sizeof(w), 5);
+        CHECK_INT(dmo_blockdev_pwrite(d, w, 4096, 0), ==, 0); /* before the end: written */
+        CHECK_INT(dmo_blockdev_size_now(d), ==, 8 * 4096);
+        CHECK_INT(dmo_blockdev_pwrite(d, w, sizeof(w), 2 * 4096), ==, -ENXIO);
+        CHECK_INT(dmo_blockdev_size_now(d), ==, CUT);
+        CHECK_INT(dmo_blockdev_size(d), ==, 8 * 4096);
+        /* The short write's part landed; nothing past the end did. */
+        int fd = open(path, O_RDONLY);
+        REQUIRE(fd >= 0);
+        memset(r, 0xff, sizeof(r));
+        CHECK_INT(pread(fd, r, sizeof(r), 2 * 4096), ==, (ssize_t)sizeof(r));
+        close(fd);
+        CHECK(memcmp(r, w, CUT - 2 * 4096) == 0);
+        bool past_zero = true;
+        for (size_t i = CUT - 2 * 4096; i < sizeof(r); i++)
+                past_zero = past_zero && r[i] == 0;
+        CHECK(past_zero);
+        /* Wholly past the end, and reading across it: the same error. */
+        CHECK_INT(dmo_blockdev_pwrite(d, w, 4096, 5 * 4096), ==, -ENXIO);
+        CHECK_INT(dmo_blockdev_pread(d, r, sizeof(r), 2 * 4096), ==, -ENXIO);
+        CHECK_INT(dmo_blockdev_pread(d, r, 4096, 0), ==, 0);
+        CHECK(memcmp(r, w, 4096) == 0);
+        dmo_blockdev_free(d);
+        dmo_fault_plan_free(plan);
+}
+
 static void test_open_refuses_missing_and_odd_paths(void)
 {
         struct dmo_blockdev *d = NULL;
@@ -186,4 +230,5 @@ static void test_misaligned_transfer_keeps_direct_io(void)
 DMO_TEST_MAIN(T(test_round_trip_on_a_regular_file), T(test_misaligned_transfer_keeps_direct_io),
               T(test_short_write_plan_still_writes_everything),
               T(test_eio_is_injected_on_exactly_the_nth_call), T(test_access_past_the_end_is_enxio),
+              T(test_write_across_a_shrunk_end_is_enxio_not_enospc),
               T(test_open_refuses_missing_and_odd_paths))

@@ -24,6 +24,14 @@ static void test_valid_specs_set_exactly_what_they_name(void)
         CHECK(!dmo_fault_crash_at(p, DMO_CP_COUNT));
         dmo_fault_plan_free(p);
 
+        REQUIRE(dmo_fault_plan_parse("shrink@14336", &p) == 0);
+        CHECK(dmo_fault_shrink_to(p, &n) && n == 14336);
+        CHECK(!dmo_fault_short_write(p));
+        dmo_fault_plan_free(p);
+        REQUIRE(dmo_fault_plan_parse("short-write", &p) == 0);
+        CHECK(!dmo_fault_shrink_to(p, &n));
+        dmo_fault_plan_free(p);
+
         REQUIRE(dmo_fault_plan_parse("enospc@0", &p) == 0);
         CHECK(dmo_fault_enospc_after(p, &n) && n == 0);
         CHECK(!dmo_fault_eio_write_at(p, &n));
@@ -60,6 +68,9 @@ static void test_hostile_specs_are_einval(void)
             "eio-read@0",
             "eio-write@1,eio-write@2",
             "short-write@3",
+            "shrink",
+            "shrink@",
+            "shrink@1,shrink@2",
             "crash@",
             "crash@nowhere",
             "crash@OPENED",

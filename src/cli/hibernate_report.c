@@ -7,6 +7,13 @@
 #include "cli/report.h"
 #include "util/i18n.h"
 
+/* The device ended before the image did: it shrank while dormouse wrote
+ * (the kernel cut a write short at its new end and failed the rest). */
+static bool shrank(const struct dmo_hibernate_result *res)
+{
+        return res->error == -ENXIO && res->device_bytes_now < res->device_bytes;
+}
+
 /* The target has no swap signature: a configuration error, as for resume. */
 static bool not_swap(const struct dmo_hibernate_result *res)
 {
@@ -24,14 +31,26 @@ void dmo_cli_hibernate_failure(const struct dmo_hibernate_result *res, const cha
                          _("%s: no swap signature; run mkswap on it, or point "
                            "\"resume device\" at a swap area"),
                          dev);
+        else if (res->outcome == DMO_HIBERNATE_FAILED && shrank(res))
+                snprintf(buf, len,
+                         _("hibernation failed while %s (%s): the device ends at %.1f MB now, "
+                           "not %.1f MB: it shrank while the image was being written"),
+                         dmo_cli_step_text(res->step), dev, (double)res->device_bytes_now / 1e6,
+                         (double)res->device_bytes / 1e6);
         else if (res->outcome == DMO_HIBERNATE_FAILED)
                 snprintf(buf, len, _("hibernation failed while %s (%s): %s"),
                          dmo_cli_step_text(res->step), dev, strerror(-res->error));
 }
 
-static void report_failure(const struct dmo_hibernate_result *res, const char *failure)
+static void report_failure(const struct dmo_hibernate_result *res, const char *dev,
+                           const char *failure)
 {
         dmo_cli_error("%s", failure);
+        if (shrank(res))
+                dmo_cli_note(_("the swap area's header on %s still gives it its old size, "
+                               "larger than the device: run mkswap on %s before it is used as "
+                               "swap again"),
+                             dev, dev);
         if (res->error == -ENOSPC)
                 dmo_cli_note(_("the swap area is too small for this image: it had %.1f MB free "
                                "and the image holds %.1f MB of memory before compression. Make "
@@ -39,7 +58,7 @@ static void report_failure(const struct dmo_hibernate_result *res, const char *f
                                "more memory first"),
                              (double)res->swap_free_bytes / 1e6, (double)res->image_bytes / 1e6);
         fprintf(stderr, "%s\n",
-                res->signature_cleared
+                res->signature_cleared && !shrank(res)
                     ? _("dormouse: nothing was hibernated; the system is running and "
                         "the swap area is intact")
                     : _("dormouse: nothing was hibernated; the system is running"));
@@ -73,7 +92,7 @@ int dmo_cli_hibernate_report(const struct dmo_hibernate_result *res, const char 
         case DMO_HIBERNATE_FAILED:
                 break;
         }
-        report_failure(res, failure);
+        report_failure(res, dev, failure);
         /* the engine's error is in the message; a device that is not a swap
          * area is a configuration error (exit 2), as for resume */
         return not_swap(res) ? -EINVAL : -EIO;

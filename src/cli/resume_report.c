@@ -198,6 +198,19 @@ int dmo_cli_resume_describe(const struct dmo_resume_config *rc, const struct dmo
                                  dev);
                 return res->error;
         case DMO_RESUME_KEPT:
+                if (res->step == DMO_STEP_READ_IMAGE && res->error == -ENXIO &&
+                    res->swap_area_bytes) {
+                        snprintf(msg, len,
+                                 _("%s: the device is %.1f MB, shorter than the swap area on it "
+                                   "(%.1f MB), and the image reaches past its end; the image is "
+                                   "kept, it may be whole past the end. Do not boot on: the file "
+                                   "systems must stay as it expects them. Give the device its size "
+                                   "back and resume again, or run \"dormouse resume --noresume\" "
+                                   "to discard the image"),
+                                 dev, (double)res->device_bytes / 1e6,
+                                 (double)res->swap_area_bytes / 1e6);
+                        return -EEXIST;
+                }
                 if (res->step == DMO_STEP_READ_IMAGE) {
                         snprintf(msg, len,
                                  _("%s: the disk could not be read (%s); the image is kept, it "

@@ -666,6 +666,10 @@ out:
                                                               h.id.page_size, &sig) == -ENOENT;
                 }
         }
+        if (h.dev) {
+                res->device_bytes = dmo_blockdev_size(h.dev);
+                res->device_bytes_now = dmo_blockdev_size_now(h.dev);
+        }
         dmo_image_writer_free(h.writer);
         free(h.scratch);
         dmo_blockdev_free(h.dev);
@@ -708,6 +712,30 @@ static int refuse(struct resumption *rs, enum dmo_resume_outcome outcome, enum d
         rs->res->step = step;
         rs->res->error = err;
         return err < 0 ? err : -EINVAL;
+}
+
+/* The probe failed on an image whose signature is there, and the device is
+ * shorter than its own swap header says: it shrank since mkswap (a volume
+ * or partition cut short, a virtual disk resized), and the image's header,
+ * map or data reach past its new end. That is no proof that the image is
+ * gone: past the end it may still be whole, and the device may get its
+ * size back. A block device only (or one the fault plan cuts short while
+ * open): a swap file cut short has given its blocks back. Fills the
+ * result's sizes. */
+static bool device_shrank(struct resumption *rs)
+{
+        const uint64_t now = dmo_blockdev_size_now(rs->dev);
+        struct dmo_swap_info si;
+        if (!rs->info.has_sig)
+                return false;
+        if (!dmo_blockdev_rdev(rs->dev) && now == dmo_blockdev_size(rs->dev))
+                return false;
+        if (dmo_swap_header_read(rs->dev, rs->cfg->target.header_page, &si) < 0 || !si.page_size ||
+            si.last_page >= UINT64_MAX / si.page_size || (si.last_page + 1) * si.page_size <= now)
+                return false;
+        rs->res->device_bytes = now;
+        rs->res->swap_area_bytes = (si.last_page + 1) * si.page_size;
+        return true;
 }
 
 /* A read of the image that failed. The device failing it (-EIO) is not
@@ -782,6 +810,8 @@ static int check_image(struct resumption *rs)
          * a signal ending it half way would let the boot go on with a valid
          * image on disk. */
         dmo_critical_enter(&rs->critical);
+        if (r < 0 && device_shrank(rs))
+                return refuse(rs, DMO_RESUME_KEPT, DMO_STEP_READ_IMAGE, -ENXIO);
         if (r < 0)
                 return refuse_read(rs, DMO_RESUME_REFUSED, r);
         if (!same_kernel(&rs->info.header.identity, &rs->id) ||

@@ -34,7 +34,9 @@
  *   swap signature whenever it refuses an image; when it cannot (a read-only
  *   device), it says so (DMO_RESUME_KEPT) instead of claiming a plain swap
  *   area. An image whose device failed a read is kept the same way: it may
- *   be whole, and only its checksums can say it is not.
+ *   be whole, and only its checksums can say it is not; so is one that
+ *   reaches past the end of a device shorter than its own swap header
+ *   says (the device shrank: past its new end the image may still be).
  * - The engine knows one snapshot interface: which kernel is behind it
  *   (the real one or a test double) makes no difference here.
  *
@@ -218,6 +220,10 @@ struct dmo_hibernate_result {
          * said): the figures behind an -ENOSPC. */
         uint64_t swap_free_bytes;
         uint64_t image_bytes;
+        /* The device's size when it was opened, and when an access found it
+         * ending before that (it shrank under the image: error -ENXIO),
+         * measured again; the same otherwise. */
+        uint64_t device_bytes, device_bytes_now;
         /* The image size the kernel was asked for (SNAPSHOT_PREF_IMAGE_SIZE),
          * 0 when it was left to the kernel. */
         uint64_t image_size_asked;
@@ -312,6 +318,9 @@ struct dmo_resume_result {
         char running_release[65];
         /* on LOCKED with -ENOTSUP: the chunk cipher this CPU cannot run */
         unsigned image_cipher;
+        /* on KEPT with -ENXIO: the device shrank under the image; its size
+         * now, and the swap area's that its header gives */
+        uint64_t device_bytes, swap_area_bytes;
         struct dmo_engine_stats stats;
 };
 

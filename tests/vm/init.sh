@@ -145,7 +145,16 @@ after_swap_checks() {
 	# After an abort the area is still the active swap: take it off first,
 	# so that swapon really reads the signature on the disk.
 	grep -q '^/dev/vda ' /proc/swaps && swapoff /dev/vda
-	if swapon /dev/vda; then say "SWAPON ok"; swapoff /dev/vda; else say "SWAPON failed"; fi
+	if swapon /dev/vda; then
+		say "SWAPON ok"
+		# the size the kernel took the area to have, against the
+		# device's own (short-write: the device shrank under it)
+		say "SWAPAREA $(awk '$1 == "/dev/vda" {print $3}' /proc/swaps) kB as swap," \
+			"device $(($(cat /sys/block/vda/size) / 2)) kB"
+		swapoff /dev/vda
+	else
+		say "SWAPON failed"
+	fi
 }
 
 dormouse_hibernate() {

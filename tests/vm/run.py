@@ -82,7 +82,7 @@ def head_path(path, k):
     return path.with_name(f"{path.stem}-head{k}{path.suffix}")
 
 
-def disk_args(path, bps=None, write_log=None, blkdebug=None):
+def disk_args(path, bps=None, write_log=None, blkdebug=None, view=None):
     """The swap disk: virtio-blk on QEMU's main loop ("plain"), or with its
     own I/O thread ("iothread", requests handled outside the big lock).
     bps: QEMU throttles the disk to that many bytes a second, reads and
@@ -92,9 +92,16 @@ def disk_args(path, bps=None, write_log=None, blkdebug=None):
     guest's flushes are in the log. blkdebug: QEMU's blkdebug driver
     between the disk and the guest, with the rules of that config file
     (injected I/O errors, reported to the guest: virtio-blk's default).
+    view: the guest sees only the file's first view bytes (QEMU's raw
+    driver with size=: a disk shorter than it was, the rest of the file
+    kept behind it).
     path None: no disk (the nbd scenarios' guest has no local swap)."""
     if path is None:
         return []
+    if view:
+        return ["-blockdev", f"driver=file,filename={path},node-name=swapimg0,cache.no-flush=on",
+                "-blockdev", f"driver=raw,node-name=swap0,file=swapimg0,size={view}",
+                "-device", "virtio-blk-pci,drive=swap0"]
     if blkdebug:
         return ["-blockdev", f"driver=file,filename={path},node-name=swapimg0,cache.no-flush=on",
                 "-blockdev", f"driver=blkdebug,node-name=swapdbg0,image=swapimg0,config={blkdebug}",
@@ -919,8 +926,9 @@ class VM:
 
     def __init__(self, h, name, vmtest, disk, extra_append="", firmware=None, cpus=None,
                  bzimage=False, efi_vars=None, disk_bps=None, devices=(), write_log=None,
-                 blkdebug=None, nic=None, display=None):
+                 blkdebug=None, nic=None, display=None, disk_view=None):
         self.h = h
+        self.disk_view = disk_view  # the guest sees only so many bytes (disk_args)
         # the display card's QEMU arguments; None: -vga std (bochs-drm)
         self.display = list(display) if display else ["-vga", "std"]
         # heads screendump takes: a card with id GPU_ID and max_outputs=N
@@ -967,7 +975,8 @@ class VM:
                               self.efi_vars else self.h.boot_kernel),
                "-initrd", str(self.h.initrd),
                "-append", self.append,
-               *disk_args(self.disk, self.disk_bps, self.write_log, self.blkdebug),
+               *disk_args(self.disk, self.disk_bps, self.write_log, self.blkdebug,
+                          self.disk_view),
                *self.devices,
                *self.display, "-display", "none", "-nic", self.nic or "none",
                "-serial", "stdio", "-monitor", f"unix:{self.sock},server,nowait"]
@@ -3570,6 +3579,157 @@ def scenario_read_error(h):
 
 
 
+# A disk that accepts only part of a write: the swap disk is cut to this
+# size (QEMU's block_resize) once dormouse starts writing the image, ahead
+# of the writer (the image goes from the swap area's start, ~250 MB of it,
+# at ~90 MB/s). Half a page past a page boundary: dormouse writes whole,
+# page-aligned pages, so the write that covers the cut is one the kernel
+# must truncate (blkdev_write_iter: a short write), and the next, at the
+# new end, fails with ENOSPC.
+SHORT_WRITE_CUT = (160 << 20) + 2048
+# What dormouse must say after the device's name: where it ends now (it
+# measures the device again), where it ended when the hibernation started.
+SHORT_WRITE_SAID = (f"the device ends at {SHORT_WRITE_CUT / 1e6:.1f} MB now, not "
+                    f"{DISK_SIZE / 1e6:.1f} MB: it shrank while the image was being written")
+
+
+def swap_drive_id():
+    """QEMU's name of the swap disk's drive (disk_args), for the monitor."""
+    return "swap0" if DISK == "iothread" else "virtio0"
+
+
+def scenario_short_write(h):
+    """Issue 27: the swap disk shrinks while dormouse writes the image, so
+    that one of its writes is cut short by the kernel (block_resize from
+    the host; virtio-blk tells the guest, which logs the capacity change).
+    dormouse hibernate must give up with the system thawed and running
+    (the workload intact), name the device and the error, and leave
+    nothing that could be restored: no dormouse signature on the disk."""
+    h.need_dormouse()
+    disk = h.new_disk("swr")
+    with VM(h, "swr-1", "dm-hibernate", disk) as vm:
+        boot1_workload(vm)
+        idx, t_start, _ = expect(vm, r"VMTEST: DORMOUSE hibernate start", "dormouse hibernate", 90)
+        _, t_write, _ = expect(vm, r"\] Saving memory to disk", "the write phase", 90, idx)
+        # HMP reads a bare number as MiB: "B" for bytes.
+        t_cut = time.monotonic()
+        out = vm.hmp(f"block_resize {swap_drive_id()} {SHORT_WRITE_CUT}B")
+        if re.search(r"rror|invalid", out):
+            said = out.rsplit("\r\n", 3)[-2] if "\r\n" in out else out
+            raise Failure(f"swr-1: QEMU's block_resize failed: {said.strip()}")
+        _, t_seen, cap = expect(vm, r"vda: detected capacity change from (\d+) to (\d+)",
+                                "the guest kernel seeing the disk shrink", 30, idx)
+        if int(cap.group(2)) * 512 != SHORT_WRITE_CUT - SHORT_WRITE_CUT % 512:
+            raise Failure(f"swr-1: the guest sees {cap.group(2)} sectors, not the cut at "
+                          f"{SHORT_WRITE_CUT} bytes")
+        hit = vm.wait_for(r"VMTEST: DORMOUSE hibernate rc=(\d+)", BOOT_TIMEOUT, idx)
+        rc = int(hit[2].group(1)) if hit else None
+        expect(vm, r"VMTEST: SWAPON|VMTEST: POWEROFF", "the checks after the failure", 60, idx)
+        expect_exit(vm, "power-off")
+    if rc in (None, 0, 5):
+        raise Failure(f"swr-1: dormouse hibernate ended with {rc}, not a failure, on a disk cut "
+                      f"short under it:\n{vm.tail(25)}")
+    said = vm.find_all(r"hibernation failed while writing the image to swap \(/dev/vda\): (.*)")
+    if not said or said[-1][2].group(1) != SHORT_WRITE_SAID:
+        raise Failure(f"swr-1: dormouse did not say \"hibernation failed while writing the image "
+                      f"to swap (/dev/vda): {SHORT_WRITE_SAID}\" "
+                      f"({[m.group(0) for _, _, m in said]}):\n{vm.tail(25)}")
+    if vm.find_all(r"the swap area is too small for this image"):
+        raise Failure("swr-1: dormouse blamed the size of the swap area, not the device that "
+                      "shrank")
+    console_said(vm, "run mkswap on /dev/vda before it is used as swap again")
+    running = vm.find_all(r"nothing was hibernated; the system is running")
+    wl = vm.find_all(r"VMTEST: WORKLOAD (ok|BAD)")
+    if not running or not wl or wl[-1][2].group(1) != "ok":
+        raise Failure(f"swr-1: the system is not said to be running with the workload intact "
+                      f"({[m.group(0) for _, _, m in wl]})")
+    sig = vm.find_all(r"VMTEST: SIG (\S+)")
+    if not sig or sig[-1][2].group(1) != "SWAPSPACE2":
+        raise Failure(f"swr-1: the swap signature after the failure is "
+                      f"{sig and sig[-1][2].group(1)}, not SWAPSPACE2")
+    # On the host: the disk QEMU left is the cut one, with no image on it,
+    # and the half page before the cut written: the short write's part.
+    size = disk.stat().st_size
+    if size != SHORT_WRITE_CUT:
+        raise Failure(f"swr-1: the disk is {size} bytes after the run, not {SHORT_WRITE_CUT}")
+    r = run([str(h.dormouse), "info", "--json", str(disk)], check=False)
+    try:
+        status = json.loads(r.stdout).get("status")
+    except ValueError:
+        status = f"unreadable (exit {r.returncode}: {r.stderr.strip()[:200]})"
+    if status != "none":
+        raise Failure(f"swr-1: dormouse info finds {status!r} on the disk after the failure, "
+                      f"not \"none\"")
+    with open(disk, "rb") as f:
+        f.seek(SHORT_WRITE_CUT - 2048)
+        tail = f.read(2048)
+    if not any(tail):
+        raise Failure("swr-1: the 2048 bytes before the cut are zero: no write straddled it, so "
+                      "nothing was cut short (the cut came too late, or the image is elsewhere)")
+    # The swap area: its header is plain again (dormouse put page 0 back)
+    # but still gives the old size, which the kernel refuses on a device
+    # that is shorter (swapon: EINVAL, "Swap area shorter than signature
+    # indicates"); dormouse's note asks for mkswap.
+    on = vm.find_all(r"VMTEST: SWAPON (\w+)")
+    kernel = vm.find_all(r"Swap area shorter than signature indicates")
+    if not on or on[-1][2].group(1) != "failed" or not kernel:
+        area = vm.find_all(r"VMTEST: SWAPAREA (.*)")
+        raise Failure(f"swr-1: swapon on the shrunk area: {on and on[-1][2].group(0)} "
+                      f"({area and area[-1][2].group(1)}), not the kernel's refusal "
+                      f"\"Swap area shorter than signature indicates\"")
+    return (f"disk cut to {SHORT_WRITE_CUT} bytes {(t_cut - t_write) * 1000:.0f} ms after "
+            f"\"Saving memory to disk\", the guest's capacity change {(t_seen - t_cut) * 1000:.0f}"
+            f" ms after the cut, the half page before the cut written (the short write); "
+            f"exit {rc}, \"{said[-1][2].group(0)}\", the system thawed with the workload intact; "
+            f"swap area afterwards: SIG {sig[-1][2].group(1)}, dormouse info \"{status}\", "
+            f"swapon refused by the kernel (\"Swap area shorter than signature indicates\"), "
+            f"dormouse's note: run mkswap")
+
+
+def scenario_short_read(h):
+    """Issue 27, the resume side of short-write: an image, then a boot on
+    which the swap disk is shorter than its swap area (QEMU's raw driver
+    with size=: the guest sees the first SHORT_WRITE_CUT bytes, the rest of
+    the file stays behind them), so the image reaches past the device's
+    end. A device shorter than its own swap header shrank; that is no
+    proof the image is gone: dormouse resume must keep it and stop the
+    boot (exit 7, as for read-error), saying so; the next boot, with the
+    whole disk, must restore the session."""
+    h.need_dormouse()
+    disk = h.new_disk("srd")
+    res = dormouse_boot1(h, "srd-1", disk)
+    require_powered_off(res)
+    with VM(h, "srd-2", "dm-resume", disk, disk_view=SHORT_WRITE_CUT) as vm:
+        idx, _, _ = expect(vm, r"VMTEST: DORMOUSE resume start", "dormouse resume", 60)
+        cap = vm.find_all(r"\[vda\] (\d+) 512-byte logical blocks")
+        if not cap or int(cap[-1][2].group(1)) * 512 != SHORT_WRITE_CUT:
+            raise Failure(f"srd-2: the guest's disk is {cap and cap[-1][2].group(0)}, not "
+                          f"{SHORT_WRITE_CUT} bytes")
+        hit = vm.wait_for(r"^TICK \d+|VMTEST: DORMOUSE resume rc=(\d+)", 120, idx)
+        if hit is None or hit[2].group(1) != "7":
+            raise Failure(f"srd-2: on the shrunk disk dormouse resume ended with "
+                          f"{hit[2].group(0) if hit else 'nothing'}, not exit 7:\n{vm.tail(25)}")
+        said = console_said(vm, f"/dev/vda: the device is {SHORT_WRITE_CUT / 1e6:.1f} MB, "
+                                f"shorter than the swap area on it ({DISK_SIZE / 1e6:.1f} MB), "
+                                f"and the image reaches past its end; the image is kept")
+        expect_exit(vm, "power-off")
+    sig = vm.find_all(r"VMTEST: SIG (\S+)")
+    if len(sig) < 2 or sig[-1][2].group(1) != sig[0][2].group(1) or \
+            sig[-1][2].group(1) == "SWAPSPACE2":
+        raise Failure(f"srd-2: the signature went from {sig and sig[0][2].group(1)} to "
+                      f"{sig and sig[-1][2].group(1)}: the image was not kept")
+    info = h.dormouse_info(disk) or {}
+    if info.get("status") != "image":
+        raise Failure(f"srd-2: after the refused resume the image is gone (dormouse info: "
+                      f"{info.get('status')})")
+    vm3, t_alive, _ = dormouse_resume_boot(h, "srd-3", disk, res)
+    return (f"the disk seen as {SHORT_WRITE_CUT} bytes of {DISK_SIZE}: exit 7, \"{said}\", "
+            f"the signature kept ({sig[-1][2].group(1)}) and the image whole (dormouse info: "
+            f"image); the next boot, on the whole disk, restored the session "
+            f"({t_alive - vm3.start_t:.2f} s)")
+
+
+
 # --------------------------------------------------------------------------
 # Network suspend (issue 28): the image on an NBD export, served by nbdkit on
 # the host behind QEMU's user-mode network (restrict=on: nothing leaves the
@@ -3789,6 +3949,8 @@ SCENARIOS = [
     ("memory-pressure", scenario_memory_pressure),
     ("write-error", scenario_write_error),
     ("read-error", scenario_read_error),
+    ("short-write", scenario_short_write),
+    ("short-read", scenario_short_read),
     ("nbd", scenario_nbd),
     ("nbd-server-gone", scenario_nbd_server_gone),
     ("nbd-corrupt", scenario_nbd_corrupt),
