@@ -228,6 +228,30 @@ static void test_log_of_an_aborted_run_says_how_far_it_got(void)
         CHECK_INT(count_lines(log), ==, 2);
 }
 
+/* The engine's failed phase comes before the command's reason for it (the
+ * scene's detail): the log writes one line, with the reason, not an empty
+ * "Something went wrong: " first. */
+static void test_log_of_a_failure_waits_for_its_reason(void)
+{
+        struct log_rig r;
+        REQUIRE(log_rig_open(&r));
+        dmo_progress_set_phase(r.p, DMO_PHASE_WRITE);
+        dmo_progress_set_total(r.p, 1000);
+        log_rig_render(&r, 1);
+        dmo_progress_set_phase(r.p, DMO_PHASE_FAILED);
+        log_rig_render(&r, 3);
+        struct dmo_scene sc;
+        scene_from(r.p, &sc);
+        snprintf(sc.detail, sizeof(sc.detail), "the disk is gone (/dev/vda)");
+        r.o->ops->render(r.o, &sc, false);
+        r.o->ops->render(r.o, &sc, false);
+        const char *log = log_rig_close(&r);
+        printf("# %s", log);
+        CHECK_STR_CONTAINS(log, "Something went wrong: the disk is gone (/dev/vda)\n");
+        CHECK(strstr(log, "Something went wrong: \n") == NULL);
+        CHECK_INT(count_lines(log), ==, 2);
+}
+
 /* Visible columns of the last redraw: after the last \r, without the erase. */
 static int last_line_cols(const char *s, char *line, size_t len)
 {
@@ -453,6 +477,7 @@ static void test_tty_password_dialog_shows_bullets_not_text(void)
 DMO_TEST_MAIN(T(test_log_of_a_100000_page_run_has_start_each_tenth_once_and_totals),
               T(test_log_after_a_resume_has_no_bogus_totals),
               T(test_log_of_an_aborted_run_says_how_far_it_got),
+              T(test_log_of_a_failure_waits_for_its_reason),
               T(test_tty_redraws_one_line_with_percent_rate_and_time),
               T(test_tty_time_left_is_never_zero_while_work_is_left),
               T(test_tty_layout_is_stable_at_80_and_60_columns),

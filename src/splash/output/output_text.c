@@ -498,6 +498,11 @@ static int render_log(struct text_output *t, const struct dmo_scene *sc)
                             (unsigned long long)p->pages_done, (unsigned long long)p->pages_total,
                             (unsigned)share, tail);
         } else {
+                /* The engine says it failed before the command knows why;
+                 * the reason comes as the scene's detail a moment later.
+                 * The line waits for it rather than end in an empty ": ". */
+                if (ph == DMO_PHASE_FAILED && !sc->detail[0] && !p->message[0])
+                        return 0;
                 t->started = true;
                 t->last_phase = ph;
                 /* A phase line stands for the tenth it starts in. */
