@@ -29,8 +29,29 @@ nobase_dist_pkgdata_DATA = \
 	themes/nocturne/throbber-10.png themes/nocturne/throbber-10@2x.png \
 	themes/nocturne/throbber-11.png themes/nocturne/throbber-11@2x.png
 dmofontsdir = $(pkgdatadir)/fonts
-dist_dmofonts_DATA = fonts/DejaVuSans.ttf fonts/DejaVuSans-Bold.ttf fonts/LICENSE.DejaVu \
-	fonts/NotoSansArabic-Regular.ttf fonts/LICENSE.Noto-OFL
+DMO_FONTS = fonts/DejaVuSans.ttf fonts/DejaVuSans-Bold.ttf fonts/NotoSansArabic-Regular.ttf
+dist_dmofonts_DATA = $(DMO_FONTS) fonts/LICENSE.DejaVu fonts/LICENSE.Noto-OFL
+
+# The same fonts for the initramfs only, cut down by fontTools to the
+# characters "dormouse resume" can draw: ASCII, Latin-1, every character of
+# the catalogs and of fonts/initramfs-chars.txt (fonts/README.md). The
+# initramfs-tools hook and the dracut module put them where the full fonts
+# are on the running system ($(pkgdatadir)/fonts), which keeps the full ones.
+# Made again when a catalog changes or a new one comes.
+DMO_FONT_CATALOGS = $(sort $(wildcard $(srcdir)/po/*.po)) $(srcdir)/po/dormouse.pot
+EXTRA_DIST += fonts/initramfs-subset.py fonts/initramfs-chars.txt
+if DMO_FONT_SUBSETS
+dmoinitramfsfontsdir = $(pkgdatadir)/initramfs-fonts
+nodist_dmoinitramfsfonts_DATA = $(DMO_FONTS:fonts/%=fonts/initramfs/%)
+$(nodist_dmoinitramfsfonts_DATA): fonts/initramfs.stamp
+	@test -f $@ || { rm -f fonts/initramfs.stamp && $(MAKE) $(AM_MAKEFLAGS) fonts/initramfs.stamp; }
+fonts/initramfs.stamp: $(srcdir)/fonts/initramfs-subset.py $(srcdir)/fonts/initramfs-chars.txt \
+		$(DMO_FONT_CATALOGS) $(DMO_FONTS:%=$(srcdir)/%)
+	$(AM_V_GEN)rm -f $@ && $(FONTTOOLS_PYTHON) $(srcdir)/fonts/initramfs-subset.py \
+	  --out fonts/initramfs --chars $(srcdir)/fonts/initramfs-chars.txt \
+	  $(DMO_FONT_CATALOGS:%=--po %) $(DMO_FONTS:%=$(srcdir)/%) && touch $@
+CLEANFILES += fonts/initramfs.stamp $(nodist_dmoinitramfsfonts_DATA)
+endif
 
 # The documented example configuration; it becomes $(sysconfdir)/dormouse.conf
 # only where there is none yet (an administrator's file is never

@@ -380,12 +380,13 @@ rm -f "$root/bin/systemctl"
 # --- the initramfs-tools hook against stand-ins for hook-functions -------------
 host="$tmp/host"
 mkdir -p "$host/bin" "$host/etc" "$host/share/dormouse/themes/default" \
-	"$host/share/dormouse/themes/nocturne" "$host/share/dormouse/fonts" \
+	"$host/share/dormouse/themes/nocturne" "$host/share/dormouse/fonts" "$host/share/dormouse/initramfs-fonts" \
 	"$host/share/locale/de/LC_MESSAGES" "$host/lib/dormouse/locale/dormouse/LC_MESSAGES" "$host/dest"
 printf '#!/bin/sh\n' >"$host/bin/dormouse"
 chmod +x "$host/bin/dormouse"
 touch "$host/share/dormouse/themes/default/theme.conf" "$host/share/dormouse/themes/nocturne/theme.conf" \
 	"$host/share/dormouse/themes/nocturne/moon.png" "$host/share/dormouse/fonts/DejaVuSans.ttf" \
+	"$host/share/dormouse/fonts/LICENSE.DejaVu" "$host/share/dormouse/initramfs-fonts/DejaVuSans.ttf" \
 	"$host/share/locale/de/LC_MESSAGES/dormouse.mo" \
 	"$host/lib/dormouse/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES"
 cat >"$host/hook-functions" <<'SH'
@@ -437,7 +438,12 @@ check "hook: copies the configuration to the path the binary reads" \
 	has "^copy_file config $host/etc/dormouse.conf $host/etc/dormouse.conf$"
 check "hook: copies the default theme" has "themes/default/theme.conf"
 check "hook: copies the configured theme (quoted, with a comment)" has "themes/nocturne/moon.png"
-check "hook: copies the fonts" has "fonts/DejaVuSans.ttf"
+check "hook: copies the fonts' copies cut down for the initramfs, where the full ones are" \
+	has "^copy_file data $host/share/dormouse/initramfs-fonts/DejaVuSans.ttf $host/share/dormouse/fonts/DejaVuSans.ttf$"
+check "hook: not the full fonts that have a cut-down copy" \
+	sh -c '! grep -q "^copy_file data $1/share/dormouse/fonts/DejaVuSans.ttf" "$1/log"' sh "$host"
+check "hook: what has no cut-down copy itself (the licence)" \
+	has "^copy_file data $host/share/dormouse/fonts/LICENSE.DejaVu $host/share/dormouse/fonts/LICENSE.DejaVu$"
 if [ -r /etc/os-release ]; then
 	check "hook: copies os-release (HibernateLocation names its installation by it)" \
 		has "^copy_file config /etc/os-release /usr/lib/os-release$"
@@ -635,6 +641,12 @@ dracut_setup install
 check "dracut: install copies the configuration to the path the binary reads" \
 	grep -qx "inst_simple $host/etc/dormouse.conf" "$host/log"
 check "dracut: install copies the configured theme" grep -q "themes/nocturne/moon.png" "$host/log"
+check "dracut: install copies the fonts' copies cut down for the initramfs, where the full ones are" \
+	grep -qx "inst_simple $host/share/dormouse/initramfs-fonts/DejaVuSans.ttf $host/share/dormouse/fonts/DejaVuSans.ttf" "$host/log"
+check "dracut: and what has no cut-down copy itself (the licence)" \
+	grep -qx "inst_simple $host/share/dormouse/fonts/LICENSE.DejaVu" "$host/log"
+check "dracut: not the full fonts that have a cut-down copy" \
+	sh -c '! grep -q "^inst_simple $1/share/dormouse/fonts/DejaVuSans.ttf" "$1/log"' sh "$host"
 check "dracut: install copies the messages locale that makes LANGUAGE count under C.UTF-8" \
 	grep -qx "inst_simple $host/lib/dormouse/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES" "$host/log"
 check "dracut: install adds the pre-mount hook" grep -q "^inst_hook pre-mount 10 /moddir/dormouse-resume.sh" "$host/log"
