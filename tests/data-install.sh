@@ -76,6 +76,16 @@ for f in "$bindir/dormouse" \
 	check "installed: $f" test -s "$root$f"
 done
 
+# The fonts' copies cut down for the initramfs (fonts/README.md), unless
+# configured with --disable-font-subsets.
+if [ -f "$builddir/fonts/initramfs.stamp" ]; then
+	for f in DejaVuSans.ttf DejaVuSans-Bold.ttf NotoSansArabic-Regular.ttf; do
+		check "installed, cut down for the initramfs: $f" \
+			sh -c 'test -s "$1" && test "$(wc -c <"$1")" -lt "$(wc -c <"$2")"' sh \
+			"$root$pkgdatadir/initramfs-fonts/$f" "$root$pkgdatadir/fonts/$f"
+	done
+fi
+
 check "the initramfs-tools hook copies the messages locale from where it is installed" \
 	grep -q "^MSGLOCALE=$pkglibdir/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES\$" \
 	"$root$initramfstoolsdir/hooks/dormouse"
