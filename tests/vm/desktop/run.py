@@ -142,6 +142,15 @@ QEMU_TRACE = [e for e in os.environ.get("DMO_VM_QEMU_TRACE", "").split(",") if e
 # (VM.hang_report).
 APPEND = "root=/dev/vda1 ro resume=/dev/vda2 console=ttyS0 panic=-1 loglevel=4 sysrq_always_enabled"
 
+# Issue 35 allows the initramfs to grow by 15 %, or by more where every
+# megabyte above is justified. Debian's libcairo2 (12 and 13) links Xlib and
+# xcb, which the loader must find although dormouse draws into image
+# surfaces only: libX11, libxcb, libxcb-render, libxcb-shm, libXext,
+# libXrender, libXau, libXdmcp, libbsd and libmd weigh 0.88 MB in Debian 12's
+# initramfs (zstd -3, file by file). Debian 12's initramfs is 5.6 MB smaller
+# than 13's for the same share of dormouse's: +16.2 % there, +13.3 % on 13.
+CAIRO_X11_LIBS_BYTES = 0.9e6
+
 # Timeouts that held on this kind of machine (desktop-vm-facts.md).
 T_DESKTOP = 420.0
 # A variant's desktop timeout instead (set in main). GNOME under TCG: GNOME
@@ -1641,8 +1650,9 @@ def scenario_resume(h):
                 f"({growth:+.0f} %)")
         log(line)
         detail.append(line)
-        if growth > 15:
-            problems.append(f"the initramfs grows by more than 15 %: {line}")
+        if size - without > 0.15 * without + CAIRO_X11_LIBS_BYTES:
+            problems.append(f"the initramfs grows by more than 15 % plus the X11 libraries "
+                            f"Debian's cairo links: {line}")
     sim, bg = whole_desktop(r)
     h.table["dormouse"].update(whole=sim, background=bg)
     before_bg = fraction(r["before"], BACKGROUND) if r.get("before") else 0
