@@ -11,6 +11,7 @@ kernel_libdmo_kernel_a_SOURCES = kernel/snapshot.h \
 	kernel/cmdline.c kernel/cmdline.h \
 	kernel/boot_stage.c kernel/boot_stage.h \
 	kernel/zoneinfo.c kernel/zoneinfo.h \
+	kernel/reclaim_quiet.c kernel/reclaim_quiet.h \
 	kernel/power_supply.c kernel/power_supply.h \
 	kernel/suspend.c kernel/suspend.h \
 	kernel/efivar.c kernel/efivar.h \
@@ -57,6 +58,11 @@ check_PROGRAMS += tests/kernel-zoneinfo.test
 TESTS += tests/kernel-zoneinfo.test
 tests_kernel_zoneinfo_test_SOURCES = tests/kernel-zoneinfo.c
 tests_kernel_zoneinfo_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
+
+check_PROGRAMS += tests/kernel-reclaim-quiet.test
+TESTS += tests/kernel-reclaim-quiet.test
+tests_kernel_reclaim_quiet_test_SOURCES = tests/kernel-reclaim-quiet.c
+tests_kernel_reclaim_quiet_test_LDADD = $(DMO_KERNEL_TEST_LDADD)
 
 check_PROGRAMS += tests/kernel-kmsg.test
 TESTS += tests/kernel-kmsg.test

@@ -11,6 +11,7 @@
 #include "cli/keys.h"
 #include "cli/report.h"
 #include "engine/engine.h"
+#include "kernel/reclaim_quiet.h"
 #include "util/i18n.h"
 
 static void usage(FILE *f)
@@ -188,7 +189,15 @@ static int run(struct resume_cmd *m)
         m->rc.unlock = dmo_keys_unlock;
         m->rc.consume = dmo_keys_consume;
         m->rc.unlock_ctx = unlock;
+        /* The boot kernel's kswapd and kcompactd stay still while the image
+         * loads and until the jump (kernel/reclaim_quiet.h); back as they
+         * were where the boot goes on. */
+        struct dmo_reclaim_quiet quiet;
+        if (!m->c.simulated)
+                dmo_reclaim_quiet_begin(&quiet, "/proc/sys/vm");
         dmo_engine_resume(snap, &m->rc, &m->res);
+        if (!m->c.simulated)
+                dmo_reclaim_quiet_end(&quiet);
         dmo_keys_unlock_free(unlock);
         /* A dormouse image was there and is gone (refused, or discarded by
          * noresume): the variable would only send the next boot to a plain
