@@ -51,7 +51,7 @@ fonts/initramfs.stamp: $(srcdir)/fonts/initramfs-subset.py $(srcdir)/fonts/initr
 	  --out fonts/initramfs --chars $(srcdir)/fonts/initramfs-chars.txt \
 	  $(DMO_FONT_CATALOGS:%=--po %) $(DMO_FONTS:%=$(srcdir)/%) && touch $@
 CLEANFILES += fonts/initramfs.stamp $(nodist_dmoinitramfsfonts_DATA)
-tests/fonts-initramfs.log: fonts/initramfs.stamp
+DMO_FONTS_TEST_DEPS = fonts/initramfs.stamp
 endif
 # The cut-down fonts draw what the full ones draw: every character of every
 # catalog has its glyph in the font the splash picks, and resume frames are
@@ -62,7 +62,7 @@ tests_fonts_coverage_LDADD = $(FREETYPE_LIBS)
 TESTS += tests/fonts-initramfs.sh
 EXTRA_DIST += tests/fonts-initramfs.sh
 tests/fonts-initramfs.log: dormouse$(EXEEXT) tests/fonts-coverage$(EXEEXT) \
-	data/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES
+	data/locale/dormouse/LC_MESSAGES/SYS_LC_MESSAGES $(DMO_FONTS_TEST_DEPS)
 AM_TESTS_ENVIRONMENT += FONTTOOLS_PYTHON='$(FONTTOOLS_PYTHON)'; export FONTTOOLS_PYTHON;
 
 # The documented example configuration; it becomes $(sysconfdir)/dormouse.conf
