@@ -3568,14 +3568,22 @@ def scenario_read_error(h):
         said = console_said(vm, "/dev/vda: the disk could not be read (Input/output error); "
                                 "the image is kept")
         expect_exit(vm, "power-off")
-    info = h.dormouse_info(disk) or {}
-    if info.get("status") != "image":
-        raise Failure(f"rerr-2: after the refused resume the image is gone (dormouse info: "
-                      f"{info.get('status')})")
-    vm, t_alive, _ = dormouse_resume_boot(h, "rerr-3", disk, res)
+    back_s = kept_then_restored(h, "rerr", disk, res)
     return (f"EIO at sector {READ_ERROR_SECTOR} while reading the image: exit 7, "
             f"\"{said}\", the image still on the disk; the next boot restored "
-            f"the session ({t_alive - vm.start_t:.2f} s)")
+            f"the session ({back_s:.2f} s)")
+
+
+def kept_then_restored(h, prefix, disk, res):
+    """After a resume that kept the image (exit 7): dormouse info must still
+    find it on disk, and boot PREFIX-3 must restore res's session. Returns
+    the seconds from that boot's power-on to the workload's return."""
+    info = h.dormouse_info(disk) or {}
+    if info.get("status") != "image":
+        raise Failure(f"{prefix}-2: after the refused resume the image is gone (dormouse info: "
+                      f"{info.get('status')})")
+    vm, t_alive, _ = dormouse_resume_boot(h, f"{prefix}-3", disk, res)
+    return t_alive - vm.start_t
 
 
 
@@ -3718,15 +3726,10 @@ def scenario_short_read(h):
             sig[-1][2].group(1) == "SWAPSPACE2":
         raise Failure(f"srd-2: the signature went from {sig and sig[0][2].group(1)} to "
                       f"{sig and sig[-1][2].group(1)}: the image was not kept")
-    info = h.dormouse_info(disk) or {}
-    if info.get("status") != "image":
-        raise Failure(f"srd-2: after the refused resume the image is gone (dormouse info: "
-                      f"{info.get('status')})")
-    vm3, t_alive, _ = dormouse_resume_boot(h, "srd-3", disk, res)
+    back_s = kept_then_restored(h, "srd", disk, res)
     return (f"the disk seen as {SHORT_WRITE_CUT} bytes of {DISK_SIZE}: exit 7, \"{said}\", "
             f"the signature kept ({sig[-1][2].group(1)}) and the image whole (dormouse info: "
-            f"image); the next boot, on the whole disk, restored the session "
-            f"({t_alive - vm3.start_t:.2f} s)")
+            f"image); the next boot, on the whole disk, restored the session ({back_s:.2f} s)")
 
 
 
