@@ -50,6 +50,18 @@ int dmo_reclaim_quiet_begin(struct dmo_reclaim_quiet *q, const char *dir)
                         changed++;
                 }
         }
+        /* Boosts made before now (cryptsetup's Argon2id takes half the
+         * memory before dormouse starts) stay until kswapd works them off:
+         * the factor at 0 only stops new ones. Writing watermark_scale_factor,
+         * even its own value, recomputes the watermarks and sets every
+         * zone's boost to 0 (mm/page_alloc.c, __setup_per_zone_wmarks). */
+        char path[256], scale[32];
+        int n = snprintf(path, sizeof(path), "%s/watermark_scale_factor", dir);
+        if (n > 0 && (size_t)n < sizeof(path) &&
+            dmo_read_small_file(path, scale, sizeof(scale)) > 0) {
+                scale[strcspn(scale, "\n")] = '\0';
+                (void)write_knob(path, scale);
+        }
         return changed;
 }
 

@@ -10,7 +10,9 @@
  * quiesce and the jump into the restored kernel. In a 1 GiB Debian 13 guest
  * resuming from LVM on LUKS that took 3.0 to 6.7 s of black screen (0.2 s
  * with both off, as on the kernel's own path). vm.watermark_boost_factor
- * and vm.compaction_proactiveness at 0 keep them from starting. The
+ * and vm.compaction_proactiveness at 0 keep them from starting, and
+ * vm.watermark_scale_factor written with its own value clears the boosts
+ * made before (its write recomputes every zone's watermarks). The
  * restored kernel brings its own values back with its memory; where no
  * jump comes (no image, a refusal, a failure) dmo_reclaim_quiet_end() puts
  * the boot kernel's back for the boot that goes on.

@@ -1,7 +1,8 @@
 /* vm.watermark_boost_factor and vm.compaction_proactiveness at 0 while an
- * image loads, and the boot kernel's own values back where no jump comes;
- * a knob the kernel lacks, one already 0 and one that cannot be written
- * are left alone. */
+ * image loads (and vm.watermark_scale_factor rewritten with its own value,
+ * which clears earlier boosts), and the boot kernel's own values back where
+ * no jump comes; a knob the kernel lacks, one already 0 and one that cannot
+ * be written are left alone. */
 #include "tests/testlib.h"
 
 #include <stdio.h>
@@ -54,11 +55,15 @@ static void test_both_go_to_zero_and_come_back(void)
         const char *d = vm_dir("both");
         put(d, "watermark_boost_factor", "15000\n");
         put(d, "compaction_proactiveness", "20\n");
+        put(d, "watermark_scale_factor", "10\n");
         struct dmo_reclaim_quiet q;
         CHECK_INT(dmo_reclaim_quiet_begin(&q, d), ==, 2);
         CHECK_TEXT(get(d, "watermark_boost_factor"), "0");
         CHECK_TEXT(get(d, "compaction_proactiveness"), "0");
+        /* Written with its own value (the kernel then clears the boosts). */
+        CHECK_TEXT(get(d, "watermark_scale_factor"), "10");
         dmo_reclaim_quiet_end(&q);
+        CHECK_TEXT(get(d, "watermark_scale_factor"), "10");
         CHECK_TEXT(get(d, "watermark_boost_factor"), "15000");
         CHECK_TEXT(get(d, "compaction_proactiveness"), "20");
         /* Twice is once. */
