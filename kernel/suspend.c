@@ -2,12 +2,12 @@
 #include "kernel/suspend.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/timerfd.h>
 #include <time.h>
-#include <unistd.h>
+
+#include "util/small_file.h"
 
 uint64_t dmo_boottime_us(void)
 {
@@ -40,14 +40,7 @@ static int write_word(const char *power_dir, const char *file, const char *word)
         char path[4096];
         if ((size_t)snprintf(path, sizeof(path), "%s/%s", power_dir, file) >= sizeof(path))
                 return -ENAMETOOLONG;
-        int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        size_t len = strlen(word);
-        ssize_t n = write(fd, word, len);
-        int r = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
-        close(fd);
-        return r;
+        return dmo_write_small_file(path, word);
 }
 
 int dmo_suspend_to_ram(const char *power_dir, const char *const *states, size_t n_states,

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 ssize_t dmo_read_small_file(const char *path, char *buf, size_t len)
@@ -22,4 +23,17 @@ ssize_t dmo_read_small_file(const char *path, char *buf, size_t len)
                 return -err;
         buf[n] = '\0';
         return n;
+}
+
+int dmo_write_small_file(const char *path, const char *text)
+{
+        int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        size_t len = strlen(text);
+        ssize_t n = write(fd, text, len);
+        int r = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        return r;
 }
