@@ -14,8 +14,9 @@
  * vm.watermark_scale_factor written with its own value clears the boosts
  * made before (its write recomputes every zone's watermarks). The
  * restored kernel brings its own values back with its memory; where no
- * jump comes (no image, a refusal, a failure) dmo_reclaim_quiet_end() puts
- * the boot kernel's back for the boot that goes on.
+ * jump comes (a refusal, a failure) dmo_reclaim_quiet_end() puts the boot
+ * kernel's back for the boot that goes on. dormouse begins only once an
+ * image was found: a boot without one leaves the knobs alone.
  *
  * Contract: the caller owns the struct; dir (/proc/sys/vm, or a test's
  * directory) is borrowed until _end. A knob the kernel lacks, or cannot be
@@ -41,7 +42,8 @@ struct dmo_reclaim_quiet {
  * Returns how many were changed. */
 int dmo_reclaim_quiet_begin(struct dmo_reclaim_quiet *q, const char *dir);
 
-/* Writes back what _begin changed; a second call does nothing. */
+/* Writes back what _begin changed; a second call, or a call on a struct
+ * zeroed and never begun, does nothing. */
 void dmo_reclaim_quiet_end(struct dmo_reclaim_quiet *q);
 
 #endif

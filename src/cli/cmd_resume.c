@@ -163,9 +163,14 @@ static int run(struct resume_cmd *m)
         struct dmo_snapshot *snap = NULL;
         struct dmo_progress *progress = NULL;
         struct dmo_keys_unlock *unlock = NULL;
+        /* The boot kernel's kswapd and kcompactd stay still while the image
+         * loads and until the jump (kernel/reclaim_quiet.h); back as they
+         * were where the boot goes on. */
+        struct dmo_reclaim_quiet quiet = {.dir = "/proc/sys/vm"};
         struct dmo_cli_resume_ui ui = {
             .launch = NULL,
             .efi_location = m->source == DMO_TARGET_EFI_LOCATION ? &m->c : NULL,
+            .reclaim_quiet = m->c.simulated ? NULL : &quiet,
         };
         int r = dmo_progress_new(DMO_MODE_RESUME, &progress);
         if (r < 0)
@@ -189,15 +194,8 @@ static int run(struct resume_cmd *m)
         m->rc.unlock = dmo_keys_unlock;
         m->rc.consume = dmo_keys_consume;
         m->rc.unlock_ctx = unlock;
-        /* The boot kernel's kswapd and kcompactd stay still while the image
-         * loads and until the jump (kernel/reclaim_quiet.h); back as they
-         * were where the boot goes on. */
-        struct dmo_reclaim_quiet quiet;
-        if (!m->c.simulated)
-                dmo_reclaim_quiet_begin(&quiet, "/proc/sys/vm");
         dmo_engine_resume(snap, &m->rc, &m->res);
-        if (!m->c.simulated)
-                dmo_reclaim_quiet_end(&quiet);
+        dmo_reclaim_quiet_end(&quiet);
         dmo_keys_unlock_free(unlock);
         /* A dormouse image was there and is gone (refused, or discarded by
          * noresume): the variable would only send the next boot to a plain
