@@ -1156,9 +1156,22 @@ class VM:
         if hasattr(self, "errlog"):
             self.errlog.close()
 
+    # The first line of a kernel crash report: a panic's tail alone ends in
+    # registers and says nothing of what went wrong.
+    OOPS_START = re.compile(r"\b(BUG:|Oops|general protection fault|kernel BUG at|invalid opcode|"
+                            r"Unable to handle|WARNING: CPU|Kernel panic)")
+
     def tail(self, n=15):
+        """The console's last n lines; where the guest crashed, its crash
+        report from the first line (at most 60 lines) in their place."""
         with self.cond:
-            return "\n".join(f"    | {s}" for _, s in self.lines[-n:])
+            lines = [s for _, s in self.lines]
+        start = max(0, len(lines) - n)
+        for i, s in enumerate(lines):
+            if self.OOPS_START.search(s):
+                start = min(start, i, max(0, len(lines) - 60))
+                break
+        return "\n".join(f"    | {s}" for s in lines[start:])
 
     def __enter__(self):
         return self.start()
