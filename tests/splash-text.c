@@ -229,6 +229,51 @@ static void test_percent_stays_between_its_separators_in_arabic(void)
         rig_close(&g);
 }
 
+/* The punctuation around a path in an Arabic sentence is the sentence's:
+ * "/dev/sda2: …" reads the path, then the colon, from the right (the colon
+ * left of the path), a final period ends the sentence on the left, and
+ * brackets enclose the path from outside. */
+static void test_punctuation_around_a_path_belongs_to_the_sentence(void)
+{
+#define AR_WORD "\xd8\xa7\xd9\x84\xd8\xb5\xd9\x88\xd8\xb1\xd8\xa9"
+        static const struct {
+                const char *line, *path, *before, *after; /* punctuation read before/after */
+        } cases[] = {
+            {"/dev/sda2: " AR_WORD " " AR_WORD, "/dev/sda2", NULL, ":"},
+            {AR_WORD " /dev/sda2.", "/dev/sda2", NULL, "."},
+            {AR_WORD " (/dev/vda) " AR_WORD, "/dev/vda", "(", ")"},
+            {AR_WORD " \"/dev/vda\", " AR_WORD, "/dev/vda", "\"", ","},
+        };
+#undef AR_WORD
+        struct rig g;
+        REQUIRE(rig_open(&g));
+        g.sh.prefer_rtl = true; /* an Arabic interface (HL1) */
+        for (size_t k = 0; k < DMO_ARRAY_SIZE(cases); k++) {
+                const char *line = cases[k].line, *path = strstr(line, cases[k].path);
+                size_t plen = strlen(cases[k].path);
+                REQUIRE(path);
+                REQUIRE(dmo_line_shape(&g.sh, &g.line, &g.st, line) == 1);
+                CHECK(g.line.rtl);
+                double first, last, x;
+                REQUIRE(x_of(&g.line, (uint32_t)(path - line), &first));
+                REQUIRE(x_of(&g.line, (uint32_t)(path + plen - 1 - line), &last));
+                printf("# case %zu: path from %.1f to %.1f\n", k, first, last);
+                CHECK(first < last); /* the path reads left to right */
+                if (cases[k].after) {
+                        REQUIRE(x_of(&g.line, (uint32_t)(path + plen - line), &x));
+                        printf("#   '%s' after it at %.1f\n", cases[k].after, x);
+                        CHECK(x < first); /* read after the path: on its left */
+                }
+                if (cases[k].before) {
+                        REQUIRE(x_of(&g.line, (uint32_t)(path - 1 - line), &x));
+                        printf("#   '%s' before it at %.1f\n", cases[k].before, x);
+                        CHECK(x > last); /* read before the path: on its right */
+                }
+        }
+        rig_close(&g);
+}
+
 DMO_TEST_MAIN(T(test_paths_read_left_to_right_in_both_directions),
+              T(test_punctuation_around_a_path_belongs_to_the_sentence),
               T(test_mixed_lines_follow_fribidi_visual_order),
               T(test_percent_stays_between_its_separators_in_arabic))

@@ -238,12 +238,28 @@ static bool is_rtl_type(FriBidiCharType t)
         return t == FRIBIDI_TYPE_RTL || t == FRIBIDI_TYPE_AL;
 }
 
+/* The punctuation around a word that belongs to the sentence, not to the
+ * word: brackets and quotes before it; those and ':' ',' '.' after it (a
+ * final '/' stays with a path). */
+static bool sentence_punct_before(const struct dmo_shaper_chars *c, unsigned i)
+{
+        return c->type[i] == FRIBIDI_TYPE_ON;
+}
+
+static bool sentence_punct_after(const struct dmo_shaper_chars *c, unsigned i)
+{
+        return c->type[i] == FRIBIDI_TYPE_ON || (c->type[i] == FRIBIDI_TYPE_CS && c->cp[i] != '/');
+}
+
 /* A higher-level protocol (UAX #9, HL3): a word with left-to-right letters
- * and no right-to-left ones ("/dev/sda2", "(sda2)", "MB/s") is isolated as a
+ * and no right-to-left ones ("/dev/sda2", "sda2", "MB/s") is isolated as a
  * left-to-right unit, as if wrapped in LRI…PDI; without it the slashes of
  * "/dev/sda2" at the end of an Arabic sentence take the sentence's
- * direction and the path reads "dev/sda2/". Only the bidi classes of the
- * word's weak and neutral characters change; the algorithm is FriBidi's. */
+ * direction and the path reads "dev/sda2/". The punctuation at the word's
+ * edges stays out of the unit: "/dev/sda2:" opening an Arabic sentence
+ * reads the path, then the colon, from the right. Only the bidi classes of
+ * the word's weak and neutral characters change; the algorithm is
+ * FriBidi's. */
 static void isolate_ltr_words(struct dmo_shaper_chars *c)
 {
         for (unsigned i = 0; i < c->n;) {
@@ -258,8 +274,13 @@ static void isolate_ltr_words(struct dmo_shaper_chars *c)
                         r |= is_rtl_type(c->type[end]);
                         end++;
                 }
+                unsigned lo = i, hi = end;
+                while (lo < hi && sentence_punct_before(c, lo))
+                        lo++;
+                while (hi > lo && sentence_punct_after(c, hi - 1))
+                        hi--;
                 if (l && !r) {
-                        for (unsigned k = i; k < end; k++) {
+                        for (unsigned k = lo; k < hi; k++) {
                                 if (!FRIBIDI_IS_EXPLICIT_OR_BN(c->type[k])) {
                                         c->type[k] = FRIBIDI_TYPE_LTR;
                                         c->bracket[k] = FRIBIDI_NO_BRACKET;
