@@ -208,15 +208,22 @@ check-vm-gpus: dormouse$(EXEEXT)
 	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse \
 		--scenario virtio-gpu --scenario 4k --scenario two-heads
 # check-vm-speed: issue 39's figures, dormouse against the kernel's own
-# path (LZO and LZ4) in paired rounds with one and two vCPUs; check-vm runs
-# one round trip of each path only.
+# path (LZO and LZ4) in paired rounds (ROUNDS, 2) with one and two vCPUs;
+# check-vm runs one round trip of each path only.
 check-vm-speed: dormouse$(EXEEXT)
 	$(top_srcdir)/tools/install-deps --if-missing
 	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse \
 		--scenario kernel-baseline --scenario kernel-lz4 --scenario dormouse-roundtrip \
-		--scenario one-cpu --scenario two-cpus
+		--scenario one-cpu --scenario two-cpus --rounds $${ROUNDS:-2}
+# bench-first-frame: issue 39's first frame in instructions (callgrind in
+# the guest), dormouse's KMS splash against the bare one-frame program,
+# beside the first-frame scenario's times.
+bench-first-frame: dormouse$(EXEEXT)
+	$(top_srcdir)/tools/install-deps --if-missing
+	python3 $(top_srcdir)/tests/vm/run.py --dormouse $(abs_top_builddir)/dormouse \
+		--scenario first-frame --scenario first-frame-instructions
 .PHONY: check-vm check-vm-bookworm check-vm-soak check-vm-power-cut check-vm-memory-pressure \
-	check-vm-gpus check-vm-speed
+	check-vm-gpus check-vm-speed bench-first-frame
 # Its phase table's parser, on serial logs captured from a run (no QEMU).
 TESTS += tests/vm/phases-test.py
 # The power cuts' write log (tests/vm/writelog.py), on logs made by the test.

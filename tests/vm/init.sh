@@ -542,6 +542,36 @@ first-frame)
 	done
 	say "FIRSTFRAME done"
 	;;
+ff-instr)
+	# Instructions from execve to each frame on the screen, the dynamic
+	# loader included: callgrind writes a part after every return from the
+	# libdrm call that puts a frame up (kmsfirst: its one SetCrtc; dormouse:
+	# the backdrop's SetCrtc, then the complete frame's flip or SetCrtc).
+	# Each part's total is its own stretch; the host adds them up.
+	mkswap /dev/vda >/dev/null
+	for p in kmsfirst kmsfirst-dyn dormouse; do
+		set -- "$p" /dev/dri/card0
+		[ "$p" = dormouse ] && set -- dormouse hibernate --kernel sim --sim-size 16M \
+			--resume-device /dev/vda --splash kms
+		valgrind --tool=callgrind --callgrind-out-file="/tmp/cg-$p" \
+			--dump-after=drmModeSetCrtc --dump-after=drmModePageFlip \
+			"$@" >/dev/null 2>"/tmp/vg-$p.err"
+		rc=$?
+		parts=""
+		n=1
+		while [ -f "/tmp/cg-$p.$n" ]; do
+			# N:CALL, CALL the libdrm function after which the part ended
+			parts="$parts $(sed -n 's/^totals: *//p' "/tmp/cg-$p.$n"):$(sed -n \
+				's/^desc: Trigger: --dump-after=drmMode//p' "/tmp/cg-$p.$n")"
+			n=$((n + 1))
+		done
+		say "IR $p rc=$rc parts:$parts"
+		[ "$p" = dormouse ] && grep -E 'timing: first' "/tmp/vg-$p.err"
+		[ "$rc" = 0 ] || tail -n 5 "/tmp/vg-$p.err"
+		rm -f /tmp/cg-"$p"*
+	done
+	say "FFINSTR done"
+	;;
 *)
 	say "UNKNOWN mode $mode"
 	;;
