@@ -296,10 +296,10 @@ check-vm-efi:
 # its own, cached apart: Xfce 4.20 on Xorg with LightDM, hibernated from the
 # log-out dialog's command, GNOME 48 on Wayland with GDM, hibernated from
 # the power button (power-button-action 'hibernate'), and KDE Plasma 6.3 on
-# Wayland with SDDM, hibernated from the leave dialog (Ctrl+Alt+Del, then
-# its Hibernate), each through dormouse and on the kernel's own path. One
-# run per guest: a run boots one guest; the next runs whatever the one
-# before said.
+# Wayland with SDDM, hibernated with the call its leave dialog's Hibernate
+# makes (logind's Hibernate(true)), each through dormouse and on the
+# kernel's own path. One run per guest: a run boots one guest; the next
+# runs whatever the one before said.
 check-vm-desktops:
 	$(top_srcdir)/tools/install-deps --if-missing
 	rc=0; \
