@@ -301,10 +301,12 @@ check-vm-efi:
 	  --scenario no-resume-arg $(VM_DESKTOP_FLAGS)
 # check-vm-desktops: the desktops people run (issue 38), each on a guest of
 # its own, cached apart: Xfce 4.20 on Xorg with LightDM, hibernated from the
-# log-out dialog's command, and GNOME 48 on Wayland with GDM, hibernated
-# from the power button (power-button-action 'hibernate'), each through
-# dormouse and on the kernel's own path. One run per guest: a run boots one
-# guest; the second runs whatever the first said.
+# log-out dialog's command, GNOME 48 on Wayland with GDM, hibernated from
+# the power button (power-button-action 'hibernate'), and KDE Plasma 6.3 on
+# Wayland with SDDM, hibernated with the call its leave dialog's Hibernate
+# makes (logind's Hibernate(true)), each through dormouse and on the
+# kernel's own path. One run per guest: a run boots one guest; the next
+# runs whatever the one before said.
 check-vm-desktops:
 	$(top_srcdir)/tools/install-deps --if-missing
 	rc=0; \
@@ -312,6 +314,8 @@ check-vm-desktops:
 	  --scenario xfce --scenario xfce-kernel $(VM_DESKTOP_FLAGS) || rc=1; \
 	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop \
 	  --scenario gnome --scenario gnome-kernel $(VM_DESKTOP_FLAGS) || rc=1; \
+	python3 $(top_srcdir)/tests/vm/desktop/run.py --builddir $(abs_top_builddir)/vm-desktop \
+	  --scenario kde --scenario kde-kernel $(VM_DESKTOP_FLAGS) || rc=1; \
 	exit $$rc
 .PHONY: check-vm-desktop check-vm-desktop-deb check-vm-entry-points check-vm-layouts check-vm-desktops \
 	check-vm-efi
