@@ -1132,7 +1132,8 @@ def settle(vm, shots, label, timeout=15.0, interval=0.5):
     interval s before it. A compositor still repainting after a resume, or
     the desktop still coming back after Esc, is waited for up to timeout s;
     then the last frame is the answer, and the comparison says how much of
-    the desktop it shows. Two black frames do not count as settled."""
+    the desktop it shows. Two black frames, or two of the splash, do not
+    count as settled."""
     end = time.monotonic() + timeout
     last = shots.take(vm, label)
     while time.monotonic() < end and vm.exit_t is None:
@@ -1142,11 +1143,32 @@ def settle(vm, shots, label, timeout=15.0, interval=0.5):
             continue
         # A black screen that holds for a moment is a hand-over under way
         # (after Esc the desktop can come, go black again, and come back),
-        # not the settled screen.
-        if last is not None and similarity(last, fr) >= 0.99 and not black(fr):
+        # not the settled screen; so is the splash still up (after a
+        # restore on Debian 12 the session runs again while the restored
+        # dormouse still shows its last frame).
+        if (last is not None and similarity(last, fr) >= 0.99 and not black(fr)
+                and not themed(fr, shots.h.theme)):
             return fr
         last = fr
     return last
+
+
+def sleep_finished(vm, timeout=60.0, interval=0.5):
+    """The agent's status once the sleep is over in the restored session:
+    the post hook has run and the hibernate unit no longer runs. systemd
+    257 thaws the session after the post hooks, so its client's counter
+    says the sleep is over; systemd 252 (Debian 12) freezes no session,
+    and the counter runs again while the restored dormouse is still
+    showing its last frame and has not run the post hooks. At the deadline
+    the last status (the checks then say what is missing)."""
+    end = time.monotonic() + timeout
+    while True:
+        st = status(vm)
+        done = (any(h.startswith("post ") for h in st["hooks"])
+                and st.get("unit", {}).get("ActiveState") != "activating")
+        if done or time.monotonic() >= end or vm.exit_t is not None:
+            return st
+        time.sleep(interval)
 
 
 def qemu_suspended(vm):
@@ -1403,8 +1425,8 @@ def hibernate_and_resume(h, name, shots, vm1, r, extra="", initrd=None, append=N
     log(f"{name}: client back {t_back:.1f} s after power-on")
     if after_back is not None:
         after_back(vm2)
+    r["status2"] = sleep_finished(vm2)
     r["after"] = settle(vm2, shots, f"{l2}-after")
-    r["status2"] = status(vm2)
     cs = counters(vm2)
     r["counter_after"] = cs[0][1] if cs else None
     return r
