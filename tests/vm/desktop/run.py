@@ -2093,15 +2093,23 @@ def scenario_gnome_kernel(h):
     (dormouse's drop-in overridden), beside scenario gnome's figures when
     it ran in the same run."""
     r = gnome_round_trip(h, "gnome-kernel", "dmo.path=kernel")
+    return desktop_kernel_verdict(h, r, "gnome", "power key", gnome_times(r))
+
+
+def desktop_kernel_verdict(h, r, twin, call, times):
+    """The TAP detail of a desktop's entry point on the kernel's own path
+    (r): its image, counter, hooks, screen and black, then dormouse's
+    figures from scenario twin when it ran in the same run (call: what
+    started the hibernation, for the line)."""
     sim, ms = kernel_twin(h, r)
     image = kernel_path_ran(r)
     detail = [image, check_counter(r), check_hooks(r), f"screen after resume {sim:.0%} like before",
               f"black after restore: {ms:.0f} ms" if ms is not None else "no desktop frame",
-              gnome_times(r)]
-    d = h.pair.get("gnome")
+              times]
+    d = h.pair.get(twin)
     if d and "resume" in d:
         dsim, _ = whole_desktop(d)
-        detail.append(f"dormouse in the same run: power key -> off {d['hibernate']:.1f} s, "
+        detail.append(f"dormouse in the same run: {call} -> off {d['hibernate']:.1f} s, "
                       f"client back {d['resume']:.1f} s, screen {dsim:.0%} like before, black "
                       "after restore "
                       + (f"{d['black_ms']:.0f} ms" if d.get("black_ms") is not None else "-"))
@@ -2182,19 +2190,7 @@ def scenario_kde_kernel(h):
     (dormouse's drop-in overridden), beside scenario kde's figures when it
     ran in the same run."""
     r = kde_round_trip(h, "kde-kernel", "dmo.path=kernel")
-    sim, ms = kernel_twin(h, r)
-    image = kernel_path_ran(r)
-    detail = [image, check_counter(r), check_hooks(r), f"screen after resume {sim:.0%} like before",
-              f"black after restore: {ms:.0f} ms" if ms is not None else "no desktop frame",
-              kde_times(r)]
-    d = h.pair.get("kde")
-    if d and "resume" in d:
-        dsim, _ = whole_desktop(d)
-        detail.append(f"dormouse in the same run: Hibernate(true) -> off {d['hibernate']:.1f} s, "
-                      f"client back {d['resume']:.1f} s, screen {dsim:.0%} like before, black "
-                      "after restore "
-                      + (f"{d['black_ms']:.0f} ms" if d.get("black_ms") is not None else "-"))
-    return ", ".join(detail)
+    return desktop_kernel_verdict(h, r, "kde", "Hibernate(true)", kde_times(r))
 
 
 # logind's configuration for one entry point, then its reload: logind reads
