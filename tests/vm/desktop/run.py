@@ -1216,9 +1216,10 @@ def menu_hibernate(h, vm, shots, label, interval=0.6, on_frame=None, trigger=Non
 
 def watch_resume(h, vm, shots, label, after_counter, interval=0.6):
     """Screendumps from power-on until the session draws on the screen again
-    and the client's counter has gone past after_counter (the kernel's path
-    brings back only the windows that repaint, so this does not ask for the
-    whole desktop). Returns (t_back, frames)."""
+    (a new frame, not black and not the splash) and the client's counter
+    has gone past after_counter (the kernel's path brings back only the
+    windows that repaint, so this does not ask for the whole desktop).
+    Returns (t_back, frames)."""
     frames = []
     end = vm.start_t + T_RESUME
     t_back = None
@@ -1232,8 +1233,10 @@ def watch_resume(h, vm, shots, label, after_counter, interval=0.6):
             later = [c for _, c in counters(vm)]
             # the session runs again, and it changed the screen since the
             # last frame (the splash's last frame or black stay otherwise)
+            # to something that is not the splash (on Debian 12 the
+            # session runs while the restored dormouse still redraws it)
             if (later and later[-1] > after_counter and drawn(fr) and len(frames) > 1
-                    and fr.px != frames[-2].px):
+                    and fr.px != frames[-2].px and not themed(fr, h.theme)):
                 t_back = fr.t
                 break
         time.sleep(max(0.0, interval - (time.monotonic() - t)))
