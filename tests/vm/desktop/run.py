@@ -1082,7 +1082,8 @@ def agent_up(vm):
     printed and its console kept as serial-NAME.crash.log: in a Debian 13
     guest under TCG the kernel died once in an interrupt 9.6 s into such a
     boot (RIP at the sti of _raw_spin_unlock_irqrestore, EFLAGS bd96c406,
-    impossible on a real CPU), in CI, in one of some thousand boots. A crash
+    impossible on a real CPU), in CI, the first such crash this harness
+    saw (six runs of the same scenario after it passed). A crash
     of a boot that restores or hibernates is never retried: that is what
     the tests are about."""
     if vm.wait_for(r"VMTEST: AGENT up", T_DESKTOP) is None and vm.fresh and vm.crashed():
