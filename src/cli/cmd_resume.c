@@ -155,6 +155,24 @@ static int connect_network(struct resume_cmd *m, struct dmo_cli_resume_ui *ui,
         return r;
 }
 
+/* The resume's hooks: the splash's (resume_ui), and from the moment an
+ * image is found the boot kernel's kswapd and kcompactd kept still while
+ * it loads and until the jump (kernel/reclaim_quiet.h); back as they were
+ * where the boot goes on. A boot without an image leaves them alone. */
+struct resume_hooks {
+        struct dmo_cli_resume_ui ui; /* first: the engine's ctx is &ui */
+        void (*ui_image_found)(void *ctx);
+        struct dmo_reclaim_quiet *quiet; /* NULL: the simulated kernel */
+};
+
+static void image_found(void *ctx)
+{
+        struct resume_hooks *rh = ctx;
+        if (rh->quiet)
+                dmo_reclaim_quiet_begin(rh->quiet, "/proc/sys/vm");
+        rh->ui_image_found(ctx);
+}
+
 /* Opens the kernel and runs the engine; the splash comes up when an image
  * is found (or a network device is being connected) and shows a refusal
  * before it goes. 0 when the engine ran. */
@@ -163,31 +181,31 @@ static int run(struct resume_cmd *m)
         struct dmo_snapshot *snap = NULL;
         struct dmo_progress *progress = NULL;
         struct dmo_keys_unlock *unlock = NULL;
-        /* The boot kernel's kswapd and kcompactd stay still while the image
-         * loads and until the jump (kernel/reclaim_quiet.h); back as they
-         * were where the boot goes on. */
-        struct dmo_reclaim_quiet quiet = {.dir = "/proc/sys/vm"};
-        struct dmo_cli_resume_ui ui = {
-            .launch = NULL,
-            .efi_location = m->source == DMO_TARGET_EFI_LOCATION ? &m->c : NULL,
-            .reclaim_quiet = m->c.simulated ? NULL : &quiet,
+        struct dmo_reclaim_quiet quiet = {0};
+        struct resume_hooks rh = {
+            .ui = {.launch = NULL,
+                   .efi_location = m->source == DMO_TARGET_EFI_LOCATION ? &m->c : NULL},
+            .quiet = m->c.simulated ? NULL : &quiet,
         };
+        struct dmo_cli_resume_ui *ui = &rh.ui;
         int r = dmo_progress_new(DMO_MODE_RESUME, &progress);
         if (r < 0)
                 return r;
         r = dmo_cli_open_kernel(&m->c, DMO_SNAPSHOT_RESUME, &snap);
         if (r < 0)
                 goto out;
-        dmo_cli_splash_init(&ui.cs, &m->c, DMO_MODE_RESUME, progress);
+        dmo_cli_splash_init(&ui->cs, &m->c, DMO_MODE_RESUME, progress);
         if (m->net.pending) {
-                r = connect_network(m, &ui, progress);
+                r = connect_network(m, ui, progress);
                 if (r < 0)
                         goto out;
         }
         m->rc.progress = progress;
-        dmo_cli_resume_ui_hooks(&ui, &m->rc.hooks);
+        dmo_cli_resume_ui_hooks(ui, &m->rc.hooks);
+        rh.ui_image_found = m->rc.hooks.image_found;
+        m->rc.hooks.image_found = image_found;
         struct dmo_cli_keys keys;
-        dmo_cli_keys_init(&keys, NULL, resume_splash, &ui);
+        dmo_cli_keys_init(&keys, NULL, resume_splash, ui);
         r = dmo_keys_unlock_new(&m->k.opts, &keys.ui, &unlock);
         if (r < 0)
                 goto out;
@@ -200,17 +218,17 @@ static int run(struct resume_cmd *m)
         /* A dormouse image was there and is gone (refused, or discarded by
          * noresume): the variable would only send the next boot to a plain
          * swap area. Images still on disk (kept) keep it. */
-        if (ui.efi_location &&
+        if (ui->efi_location &&
             (m->res.outcome == DMO_RESUME_REFUSED || m->res.outcome == DMO_RESUME_DISCARDED))
-                dmo_cli_efi_location_clear(ui.efi_location);
+                dmo_cli_efi_location_clear(ui->efi_location);
         m->result = dmo_cli_resume_describe(&m->rc, &m->res, m->msg, sizeof(m->msg), m->note,
                                             sizeof(m->note));
         /* A refusal stays on the screen long enough to be read. */
-        dmo_splash_session_fail(dmo_cli_resume_ui_splash(&ui), m->msg[0] ? m->msg : NULL);
-        dmo_splash_session_free(ui.session);
-        ui.session = NULL;
+        dmo_splash_session_fail(dmo_cli_resume_ui_splash(ui), m->msg[0] ? m->msg : NULL);
+        dmo_splash_session_free(ui->session);
+        ui->session = NULL;
 out:
-        dmo_splash_session_free(dmo_cli_resume_ui_splash(&ui));
+        dmo_splash_session_free(dmo_cli_resume_ui_splash(ui));
         dmo_snapshot_free(snap);
         dmo_progress_free(progress);
         return r;

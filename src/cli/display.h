@@ -12,8 +12,6 @@
 #include "progress/progress.h"
 #include "splash/session.h"
 
-struct dmo_reclaim_quiet;
-
 /* The session's parameters and the storage they point into: keep it alive
  * as long as the session (or its launch). */
 struct dmo_cli_splash {
@@ -45,10 +43,6 @@ struct dmo_cli_resume_ui {
          * the image it names is being restored, as systemd-hibernate-resume
          * removes it, so that nothing looks there again. */
         const struct dmo_cli_common *efi_location;
-        /* Begun once an image is found (kernel/reclaim_quiet.h), so that a
-         * boot without one leaves the memory manager's knobs alone; NULL
-         * for the simulated kernel. Its dir must be set; the caller ends it. */
-        struct dmo_reclaim_quiet *reclaim_quiet;
 };
 /* The resume engine's hooks that the splash serves (ctx: ui). */
 void dmo_cli_resume_ui_hooks(struct dmo_cli_resume_ui *ui, struct dmo_engine_hooks *hooks);

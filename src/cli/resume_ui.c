@@ -7,7 +7,6 @@
 #include "cli/efi_location.h"
 #include "cli/report.h"
 #include "engine/engine.h"
-#include "kernel/reclaim_quiet.h"
 #include "util/i18n.h"
 
 /* The splash comes up only once there is an image to restore: a normal
@@ -27,13 +26,11 @@ void dmo_cli_resume_ui_show(struct dmo_cli_resume_ui *ui)
         show_splash(ui);
 }
 
-/* A sound image of this kernel: the splash, HibernateLocation has served,
- * and the boot kernel's reclaim is kept still while it loads. */
+/* A sound image of this kernel: the splash, and HibernateLocation has
+ * served. */
 static void image_found(void *ctx)
 {
         struct dmo_cli_resume_ui *ui = ctx;
-        if (ui->reclaim_quiet)
-                dmo_reclaim_quiet_begin(ui->reclaim_quiet, ui->reclaim_quiet->dir);
         if (ui->efi_location) {
                 dmo_cli_efi_location_clear(ui->efi_location);
                 ui->efi_location = NULL;
