@@ -274,12 +274,12 @@ static void isolate_ltr_words(struct dmo_shaper_chars *c)
                         r |= is_rtl_type(c->type[end]);
                         end++;
                 }
-                unsigned lo = i, hi = end;
-                while (lo < hi && sentence_punct_before(c, lo))
-                        lo++;
-                while (hi > lo && sentence_punct_after(c, hi - 1))
-                        hi--;
                 if (l && !r) {
+                        unsigned lo = i, hi = end;
+                        while (lo < hi && sentence_punct_before(c, lo))
+                                lo++;
+                        while (hi > lo && sentence_punct_after(c, hi - 1))
+                                hi--;
                         for (unsigned k = lo; k < hi; k++) {
                                 if (!FRIBIDI_IS_EXPLICIT_OR_BN(c->type[k])) {
                                         c->type[k] = FRIBIDI_TYPE_LTR;
