@@ -2587,8 +2587,9 @@ def scenario_first_frame(h):
 def build_callgrind_cpio(work):
     """valgrind's launcher, callgrind and what they load, as a cpio that
     first-frame-instructions appends to the initramfs (Linux unpacks one
-    archive after another): 2.5 MB the other boots need not load. None
-    when the host has no valgrind."""
+    archive after another), which the other boots need not load
+    (callgrind's tool alone is 2.4 MB). None when the host has no
+    valgrind."""
     libexec = Path("/usr/libexec/valgrind")
     tool = libexec / "callgrind-amd64-linux"
     if not (shutil.which("valgrind") and tool.exists()):
